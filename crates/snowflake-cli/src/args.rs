@@ -1,0 +1,176 @@
+//! The command line, as clap sees it. Values that depend on the layout (field
+//! values, times) arrive as text and are checked by the core's parsers, so the
+//! CLI and the HTTP API give the same errors.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use snowflake::{Error, Layout};
+
+use crate::input::{parse_time, resolve_layout};
+
+/// Compose, decode and generate Snowflake IDs.
+#[derive(Debug, Parser)]
+#[command(name = "snowflake", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build one ID from a time and field values, and show its 64 bits.
+    Compose(ComposeArgs),
+    /// Show what IDs are made of: time, fields and bits.
+    Decode(DecodeArgs),
+    /// The smallest and largest ID of a time window, for `WHERE id BETWEEN`.
+    Bounds(BoundsArgs),
+    /// The preset layouts: widths, epoch, when each runs out, capacity.
+    Layouts(LayoutsArgs),
+    /// Issue fresh IDs from a generator, one per line.
+    Generate(GenerateArgs),
+}
+
+/// Which layout, with optional overrides.
+#[derive(Debug, Args)]
+pub struct LayoutArgs {
+    /// A preset (twitter, discord, instagram, sonyflake, mastodon) or a custom
+    /// layout, most significant first: time:41,datacenter:5,machine:5,sequence:12.
+    #[arg(long, short = 'l', default_value = "twitter", env = "SNOWFLAKE_LAYOUT")]
+    pub layout: String,
+    /// Override the layout's epoch: Unix milliseconds or an RFC 3339 date.
+    #[arg(long, value_name = "MS", env = "SNOWFLAKE_EPOCH")]
+    pub epoch: Option<String>,
+    /// Override the layout's tick: milliseconds per time unit.
+    #[arg(long, value_name = "N", env = "SNOWFLAKE_TICK_MS")]
+    pub tick_ms: Option<String>,
+}
+
+impl LayoutArgs {
+    pub fn resolve(&self) -> Result<Layout, Error> {
+        resolve_layout(&self.layout, self.epoch.as_deref(), self.tick_ms.as_deref())
+    }
+}
+
+/// Field values, by shorthand or by name.
+#[derive(Debug, Args)]
+pub struct FieldArgs {
+    /// Shorthand for -f datacenter=N.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub datacenter: Option<String>,
+    /// Shorthand for -f machine=N.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub machine: Option<String>,
+    /// A field's value by name, for any layout: -f worker=1 -f process=0.
+    #[arg(
+        short = 'f',
+        long = "field",
+        value_name = "NAME=VALUE",
+        allow_negative_numbers = true
+    )]
+    pub fields: Vec<String>,
+}
+
+impl FieldArgs {
+    /// Every (name, text) pair, shorthands first, in the order given.
+    pub fn pairs<'a>(&'a self, sequence: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+        let mut pairs = Vec::new();
+        if let Some(v) = &self.datacenter {
+            pairs.push(("datacenter", v.as_str()));
+        }
+        if let Some(v) = &self.machine {
+            pairs.push(("machine", v.as_str()));
+        }
+        if let Some(v) = sequence {
+            pairs.push(("sequence", v));
+        }
+        for f in &self.fields {
+            match f.split_once('=') {
+                Some((name, value)) => pairs.push((name.trim(), value.trim())),
+                // Reported by the parser as a missing value for that name.
+                None => pairs.push((f.as_str(), "")),
+            }
+        }
+        pairs
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ComposeArgs {
+    /// The time: Unix milliseconds or an RFC 3339 date; now when left out.
+    #[arg(long, short = 't', value_name = "MS", allow_negative_numbers = true)]
+    pub timestamp: Option<String>,
+    #[command(flatten)]
+    pub fields: FieldArgs,
+    /// Shorthand for -f sequence=N.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub sequence: Option<String>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// IDs in decimal or 0x hexadecimal.
+    #[arg(required = true, value_name = "ID", allow_negative_numbers = true)]
+    pub ids: Vec<String>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Print one JSON object per ID, one per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// Start of the window: Unix milliseconds or an RFC 3339 date.
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub from: String,
+    /// End of the window, inclusive: Unix milliseconds or an RFC 3339 date.
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub to: String,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl BoundsArgs {
+    pub fn window(&self) -> Result<(i64, i64), Error> {
+        Ok((parse_time("from", &self.from)?, parse_time("to", &self.to)?))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct LayoutsArgs {
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// How many IDs to issue.
+    #[arg(
+        short = 'n',
+        long,
+        default_value = "1",
+        value_name = "COUNT",
+        allow_negative_numbers = true
+    )]
+    pub count: String,
+    #[command(flatten)]
+    pub fields: FieldArgs,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Keep a high-water mark here, so that a rerun never repeats an ID.
+    #[arg(long, value_name = "PATH", env = "SNOWFLAKE_STATE_FILE")]
+    pub state_file: Option<PathBuf>,
+    /// Print each ID's JSON breakdown, one object per line.
+    #[arg(long)]
+    pub json: bool,
+}

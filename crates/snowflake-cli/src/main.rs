@@ -1,0 +1,170 @@
+//! The `snowflake` command: parsing, dispatch and exit codes. The work is
+//! done by the `snowflake` library; this crate only reads arguments and
+//! formats results.
+
+mod args;
+mod generate;
+mod input;
+mod render;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use snowflake::{Clock, Error, ErrorKind, Id, Layout, SystemClock};
+
+use args::{Cli, Command};
+use input::parse_fields;
+
+/// Why a command failed, and so which exit status it gets.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: exit status 2.
+    Usage(Error),
+    /// The work itself failed (clock, store, I/O): exit status 1.
+    Runtime(String),
+    /// Whoever read stdout has gone (`| head`): a quiet, successful end.
+    PipeClosed,
+}
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        match err.kind() {
+            ErrorKind::InvalidInput => Failure::Usage(err),
+            _ => Failure::Runtime(err.to_string()),
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(err: io::Error) -> Self {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            return Failure::PipeClosed;
+        }
+        Failure::Runtime(format!("cannot write the output: {err}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return clap_exit(err),
+    };
+    match run(cli) {
+        Ok(()) | Err(Failure::PipeClosed) => ExitCode::SUCCESS,
+        Err(Failure::Usage(err)) => {
+            report(&format!("error: {err}"));
+            ExitCode::from(2)
+        }
+        Err(Failure::Runtime(message)) => {
+            report(&format!("error: {message}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn report(line: &str) {
+    eprintln!("{line}");
+}
+
+/// Help and version go to stdout with status 0; a value clap rejects is one
+/// line with status 2; a malformed command line gets clap's usage text.
+fn clap_exit(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind as K;
+    match err.kind() {
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(if err.use_stderr() { 2 } else { 0 })
+        }
+        K::InvalidValue | K::ValueValidation => {
+            let text = err.render().to_string();
+            report(text.lines().next().unwrap_or("error: invalid value"));
+            ExitCode::from(2)
+        }
+        _ => {
+            let _ = err.print();
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Writes everything at once, so that an error never leaves half an answer
+/// on stdout, and a closed pipe (`| head`) is not an error.
+fn emit(text: &str) -> Result<(), Failure> {
+    let mut out = anstream::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    Ok(out.flush()?)
+}
+
+fn json_line(value: &impl serde::Serialize) -> String {
+    // Serialising these types cannot fail: no maps with non-string keys.
+    let mut line = serde_json::to_string(value).unwrap_or_default();
+    line.push('\n');
+    line
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Compose(args) => {
+            let layout = args.layout.resolve()?;
+            let timestamp = match &args.timestamp {
+                Some(text) => input::parse_time("timestamp", text)?,
+                None => SystemClock.now_ms(),
+            };
+            let pairs = args.fields.pairs(args.sequence.as_deref());
+            let values = parse_fields(&layout, &pairs)?;
+            let id = layout.compose(timestamp, &values)?;
+            emit(&describe(&layout, id, args.json)?)
+        }
+        Command::Decode(args) => {
+            let layout = args.layout.resolve()?;
+            let mut text = String::new();
+            for raw in &args.ids {
+                text.push_str(&describe(&layout, Id::parse(raw)?, args.json)?);
+                if !args.json && args.ids.len() > 1 {
+                    text.push('\n');
+                }
+            }
+            emit(&text)
+        }
+        Command::Bounds(args) => {
+            let layout = args.layout.resolve()?;
+            let (from, to) = args.window()?;
+            let bounds = layout.bounds(from, to)?;
+            emit(&if args.json {
+                json_line(&bounds)
+            } else {
+                render::bounds(&bounds)
+            })
+        }
+        Command::Layouts(args) => {
+            let presets = Layout::presets();
+            emit(&if args.json {
+                json_line(&presets)
+            } else {
+                render::layouts(&presets)
+            })
+        }
+        Command::Generate(args) => generate::run(&args),
+    }
+}
+
+fn describe(layout: &Layout, id: Id, json: bool) -> Result<String, Failure> {
+    let decoded = layout.decode(id)?;
+    Ok(if json {
+        json_line(&decoded)
+    } else {
+        render::decoded(&decoded)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

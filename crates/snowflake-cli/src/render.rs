@@ -1,0 +1,127 @@
+//! Text output. Colour codes are written unconditionally; `anstream` strips
+//! them when stdout is not a terminal or `NO_COLOR` is set.
+
+use std::fmt::Write as _;
+
+use snowflake::{Bounds, Decoded, Layout, UnixMillis};
+
+const RESET: &str = "\x1b[0m";
+/// One colour per segment, cycled: sign, timestamp, then the fields.
+const COLOURS: [&str; 6] = [
+    "\x1b[2m",  // dim
+    "\x1b[36m", // cyan
+    "\x1b[33m", // yellow
+    "\x1b[35m", // magenta
+    "\x1b[32m", // green
+    "\x1b[34m", // blue
+];
+
+/// The ID alone on the first line, then its bits by segment, the time and
+/// each field.
+pub fn decoded(d: &Decoded<'_>) -> String {
+    let segments = d.segments();
+    let offset = usize::from(!d.layout().has_sign_bit());
+    let colour = |i: usize| COLOURS[(i + offset) % COLOURS.len()];
+    let mut out = format!("{}\n", d.id());
+    for (i, s) in segments.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let _ = write!(out, "{}{}{RESET}", colour(i), s.binary());
+    }
+    out.push('\n');
+    let width = segments
+        .iter()
+        .map(|s| s.name().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    for (i, s) in segments.iter().enumerate() {
+        let _ = write!(
+            out,
+            "{}{:<width$}{RESET} {:>2} bits  {}",
+            colour(i),
+            s.name(),
+            s.bits(),
+            s.value()
+        );
+        if s.name() == snowflake::TIME_FIELD {
+            let _ = write!(out, "  = {} ({} ms)", d.time(), d.timestamp_ms());
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{:<width$} {:#x}", "hex", d.id());
+    let _ = writeln!(out, "{:<width$} {}", "layout", d.layout());
+    out
+}
+
+pub fn bounds(b: &Bounds) -> String {
+    format!(
+        "first {}  ({})\nlast  {}  ({})\nWHERE id BETWEEN {} AND {}\n",
+        b.first(),
+        UnixMillis(b.from_ms()),
+        b.last(),
+        UnixMillis(b.to_ms()),
+        b.first(),
+        b.last()
+    )
+}
+
+pub fn layouts(layouts: &[Layout]) -> String {
+    let rows: Vec<[String; 7]> = layouts
+        .iter()
+        .map(|l| {
+            let tick = if l.tick_ms() == 1 {
+                String::new()
+            } else {
+                format!(" ({} ms tick)", l.tick_ms())
+            };
+            let sign = if l.has_sign_bit() { "sign:1," } else { "" };
+            [
+                l.name().into_owned(),
+                format!("{sign}{}", l.spec()),
+                format!("{}{tick}", UnixMillis(l.epoch_ms())),
+                UnixMillis(l.last_timestamp_ms()).to_string(),
+                l.ids_per_ms()
+                    .map(|n| format!("{n}"))
+                    .unwrap_or_else(|| "-".into()),
+                l.node_count().to_string(),
+                l.sequence()
+                    .map(|s| s.name().to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let header = [
+        "name",
+        "bits (most significant first)",
+        "epoch",
+        "runs out after",
+        "IDs/ms/node",
+        "nodes",
+        "sequence",
+    ];
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[&str]| {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let _ = write!(text, "{cell:<w$}");
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(&header);
+    for row in &rows {
+        line(&row.each_ref().map(String::as_str));
+    }
+    out
+}

@@ -1,0 +1,366 @@
+//! The `snowflake` binary end to end: output, exit codes, pipes.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn snowflake() -> Command {
+    let mut cmd = Command::cargo_bin("snowflake").unwrap();
+    cmd.env_remove("SNOWFLAKE_LAYOUT")
+        .env_remove("SNOWFLAKE_EPOCH")
+        .env_remove("SNOWFLAKE_TICK_MS")
+        .env_remove("SNOWFLAKE_STATE_FILE");
+    cmd
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = snowflake()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn compose_worked_example_prints_the_id_first_then_its_bits() {
+    let out = stdout_of(&[
+        "compose",
+        "--timestamp",
+        "1288834975657",
+        "--datacenter",
+        "1",
+        "--machine",
+        "1",
+        "--sequence",
+        "0",
+    ]);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("4194439168"));
+    assert_eq!(
+        lines.next(),
+        Some("0 00000000000000000000000000000001111101000 00001 00001 000000000000")
+    );
+    assert!(out.contains("2010-11-04T01:42:55.657Z"));
+    assert!(out.contains("0xfa021000"));
+    // Piped, so no colour codes.
+    assert!(!out.contains('\x1b'));
+}
+
+#[test]
+fn compose_json_is_the_documented_shape() {
+    let out = stdout_of(&[
+        "compose",
+        "-t",
+        "1288834975657",
+        "-f",
+        "datacenter=1",
+        "-f",
+        "machine=1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["id"], "4194439168");
+    assert_eq!(v["layout"], "twitter");
+    assert_eq!(v["timestamp_ms"], 1288834975657i64);
+    assert_eq!(v["time"], "2010-11-04T01:42:55.657Z");
+    assert_eq!(
+        v["fields"],
+        serde_json::json!({"datacenter":1,"machine":1,"sequence":0})
+    );
+    assert_eq!(v["segments"][1]["value"], 1000);
+    assert_eq!(out.lines().count(), 1);
+}
+
+#[test]
+fn compose_without_timestamp_uses_now() {
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let out = stdout_of(&["compose", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ts = v["timestamp_ms"].as_i64().unwrap();
+    assert!(ts >= before && ts < before + 60_000, "{ts} vs {before}");
+}
+
+#[test]
+fn compose_any_layout_by_field_name() {
+    let out = stdout_of(&[
+        "compose",
+        "--layout",
+        "discord",
+        "-t",
+        "1462015105796",
+        "-f",
+        "worker=1",
+        "-f",
+        "process=0",
+        "-f",
+        "increment=7",
+    ]);
+    assert_eq!(out.lines().next(), Some("175928847299117063"));
+    let out = stdout_of(&[
+        "compose",
+        "--layout",
+        "time:29,worker:21,sequence:13",
+        "--tick-ms",
+        "1000",
+        "--epoch",
+        "1474300800000",
+        "-t",
+        "1474300805000",
+        "-f",
+        "worker=2",
+        "-f",
+        "sequence=1",
+    ]);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        ((5u64 << 34) | (2 << 13) | 1).to_string()
+    );
+}
+
+#[test]
+fn decode_published_ids() {
+    let out = stdout_of(&["decode", "1541815603606036480", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["time"], "2022-06-28T16:07:40.105Z");
+    assert_eq!(
+        v["fields"],
+        serde_json::json!({"datacenter":11,"machine":26,"sequence":0})
+    );
+    let out = stdout_of(&[
+        "decode",
+        "--layout",
+        "discord",
+        "175928847299117063",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["timestamp_ms"], 1462015105796i64);
+    assert_eq!(
+        v["fields"],
+        serde_json::json!({"worker":1,"process":0,"increment":7})
+    );
+}
+
+#[test]
+fn decode_many_ids_hex_too_one_json_object_per_line() {
+    let out = stdout_of(&["decode", "4194439168", "0xfa021000", "--json"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0], lines[1]);
+}
+
+#[test]
+fn bounds_from_dates_and_ms() {
+    let out = stdout_of(&[
+        "bounds",
+        "--from",
+        "2010-11-04T01:42:55.657Z",
+        "--to",
+        "1288834975657",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["first"], (1000u64 << 22).to_string());
+    assert_eq!(v["last"], ((1000u64 << 22) | ((1 << 22) - 1)).to_string());
+    let text = stdout_of(&[
+        "bounds",
+        "--from",
+        "2024-01-01T00:00:00Z",
+        "--to",
+        "2024-01-02T00:00:00Z",
+    ]);
+    assert!(text.contains("WHERE id BETWEEN "));
+}
+
+#[test]
+fn layouts_table_and_json() {
+    let table = stdout_of(&["layouts"]);
+    for name in ["twitter", "discord", "instagram", "sonyflake", "mastodon"] {
+        assert!(table.contains(name), "{table}");
+    }
+    assert!(table.contains("2080-07-10T17:30:30.208Z"));
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&["layouts", "--json"])).unwrap();
+    assert_eq!(v[0]["nodes"], 1024);
+    assert_eq!(v[0]["ids_per_ms"], 4096.0);
+    assert_eq!(v[3]["tick_ms"], 10);
+}
+
+/// Every kind of bad input: one line on stderr, status 2, nothing on stdout.
+#[test]
+fn bad_input_exits_2_with_one_clear_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["compose", "--machine", "32"],
+            "machine 32 is out of range 0..=31 (5 bits)",
+        ),
+        (
+            &["compose", "--machine", "-1"],
+            "machine -1 is out of range 0..=31 (5 bits)",
+        ),
+        (
+            &["compose", "--datacenter", "abc"],
+            "datacenter \"abc\" is not a whole number",
+        ),
+        (
+            &["compose", "--sequence", "4096"],
+            "sequence 4096 is out of range 0..=4095 (12 bits)",
+        ),
+        (
+            &["compose", "-f", "worker=1"],
+            "no field \"worker\"; its fields are datacenter, machine, sequence",
+        ),
+        (
+            &["compose", "-t", "1288834974656"],
+            "is before the layout's epoch",
+        ),
+        (
+            &["compose", "-t", "3487858230209"],
+            "after the last time the layout can encode, 3487858230208 (2080-07-10T17:30:30.208Z)",
+        ),
+        (
+            &["compose", "-t", "yesterday"],
+            "timestamp \"yesterday\" is not a time",
+        ),
+        (
+            &["compose", "--layout", "flickr"],
+            "unknown layout \"flickr\"",
+        ),
+        (
+            &["compose", "--layout", "time:41,machine:5"],
+            "add up to 46 bits",
+        ),
+        (&["compose", "--tick-ms", "0"], "tick_ms 0 is not allowed"),
+        (
+            &["decode", "18446744073709551616"],
+            "does not fit in 64 bits",
+        ),
+        (&["decode", "12ab"], "id \"12ab\" is not a decimal number"),
+        (&["decode", "-5"], "id \"-5\" is negative"),
+        (
+            &["decode", "1", "9223372036854775808"],
+            "has the sign bit set",
+        ),
+        (
+            &[
+                "bounds",
+                "--from",
+                "2024-01-02T00:00:00Z",
+                "--to",
+                "2024-01-01T00:00:00Z",
+            ],
+            "is after to",
+        ),
+        (&["generate", "-n", "many"], "count many is not allowed"),
+        (
+            &["generate", "--machine", "99"],
+            "machine 99 is out of range",
+        ),
+        (
+            &["generate", "--layout", "time:41,node:22"],
+            "has no sequence field",
+        ),
+    ];
+    for (args, message) in cases {
+        let assert = snowflake().args(*args).assert().code(2).stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // clap's own usage errors are status 2 as well.
+    snowflake().args(["compose", "--bogus"]).assert().code(2);
+    snowflake().arg("decode").assert().code(2);
+}
+
+#[test]
+fn generate_streams_unique_increasing_ids() {
+    let out = stdout_of(&[
+        "generate",
+        "-n",
+        "20000",
+        "--datacenter",
+        "2",
+        "--machine",
+        "3",
+    ]);
+    let ids: Vec<u64> = out.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(ids.len(), 20000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let twitter = snowflake::Layout::twitter();
+    let d = twitter.decode(snowflake::Id::new(ids[0])).unwrap();
+    assert_eq!(
+        (d.field("datacenter"), d.field("machine")),
+        (Some(2), Some(3))
+    );
+}
+
+#[test]
+fn generate_json_lines() {
+    let out = stdout_of(&[
+        "generate", "-n", "3", "--json", "--layout", "discord", "-f", "worker=4",
+    ]);
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["fields"]["worker"], 4);
+    }
+    assert_eq!(out.lines().count(), 3);
+}
+
+#[test]
+fn generate_into_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command as Std, Stdio};
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("snowflake"))
+        .args(["generate", "-n", "100000000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    for _ in 0..3 {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        assert!(line.trim().parse::<u64>().is_ok());
+    }
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn generate_with_a_state_file_never_repeats_across_runs() {
+    let dir = std::env::temp_dir().join(format!("snowflake-cli-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let state = dir.join("mark");
+    let state = state.to_str().unwrap();
+    let first = stdout_of(&["generate", "-n", "5000", "--state-file", state]);
+    let mark: i64 = std::fs::read_to_string(state)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let second = stdout_of(&["generate", "-n", "5000", "--state-file", state]);
+    let last_of_first: u64 = first.lines().last().unwrap().parse().unwrap();
+    let first_of_second: u64 = second.lines().next().unwrap().parse().unwrap();
+    assert!(first_of_second > last_of_first);
+    let twitter = snowflake::Layout::twitter();
+    let d = twitter.decode(snowflake::Id::new(first_of_second)).unwrap();
+    assert!(
+        d.timestamp_ms() > mark,
+        "the rerun issued at or below the mark"
+    );
+    std::fs::write(state, "garbage").unwrap();
+    snowflake()
+        .args(["generate", "--state-file", state])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not a mark in Unix milliseconds"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,233 @@
+//! Every read of the wall clock in this crate goes through [`Clock`], so tests
+//! can drive time by hand and servers can swap in a cheaper clock. Nothing
+//! else calls `SystemTime::now()`.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::sync::{AtomicI64, Ordering};
+
+/// A source of wall-clock time in Unix milliseconds.
+///
+/// ```
+/// use snowflake::{Clock, SystemClock};
+///
+/// let now = SystemClock.now_ms();
+/// assert!(now > 1_700_000_000_000);
+/// ```
+pub trait Clock: Send + Sync {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    fn now_ms(&self) -> i64;
+
+    /// Waits a short while for the clock to reach `target_ms`, then returns,
+    /// reached or not: the caller reads the clock again and decides, so that a
+    /// clock that jumps while it waits is noticed. The default spins once and
+    /// yields the thread.
+    fn wait_toward(&self, target_ms: i64) {
+        let _ = target_ms;
+        std::hint::spin_loop();
+        std::thread::yield_now();
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    fn now_ms(&self) -> i64 {
+        (**self).now_ms()
+    }
+
+    fn wait_toward(&self, target_ms: i64) {
+        (**self).wait_toward(target_ms)
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    fn now_ms(&self) -> i64 {
+        (**self).now_ms()
+    }
+
+    fn wait_toward(&self, target_ms: i64) {
+        (**self).wait_toward(target_ms)
+    }
+}
+
+fn system_now_ns() -> i128 {
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
+    }
+}
+
+/// Below this much time left we spin instead of sleeping: a sleep on Linux
+/// overshoots by its timer slack (50 µs by default), and waking late costs
+/// sequence numbers at the ceiling.
+const SPIN_NS: i128 = 120_000;
+
+/// Sleeps until just before `target_ms`, then spins, yielding now and then.
+/// Sleeping most of the gap keeps a saturated generator at a fraction of a
+/// core instead of burning one while it waits for the next millisecond.
+fn wait_on_system_clock(target_ms: i64) -> i64 {
+    let target_ns = i128::from(target_ms) * 1_000_000;
+    let mut spins = 0u32;
+    loop {
+        let now_ns = system_now_ns();
+        let left = target_ns - now_ns;
+        if left <= 0 {
+            return now_ns.div_euclid(1_000_000) as i64;
+        }
+        if left > SPIN_NS {
+            // Capped, so that a clock that jumped forward or back while we
+            // slept is looked at again soon.
+            let nap = (left - SPIN_NS).min(5_000_000) as u64;
+            std::thread::sleep(Duration::from_nanos(nap));
+            return system_now_ns().div_euclid(1_000_000) as i64;
+        }
+        std::hint::spin_loop();
+        spins += 1;
+        if spins % 64 == 0 {
+            std::thread::yield_now();
+        }
+        if spins > 1 << 20 {
+            return now_ns.div_euclid(1_000_000) as i64;
+        }
+    }
+}
+
+/// The operating system's wall clock, read on every call (about 30 ns here).
+///
+/// ```
+/// use snowflake::{Clock, SystemClock};
+/// assert!(SystemClock.now_ms() > 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        system_now_ns().div_euclid(1_000_000) as i64
+    }
+
+    fn wait_toward(&self, target_ms: i64) {
+        wait_on_system_clock(target_ms);
+    }
+}
+
+/// The wall clock read from a value that a background thread refreshes every
+/// 100 µs, so reading it costs an atomic load instead of a system call.
+///
+/// It is for generators on the hot path of a server: an ID's time is at most
+/// the refresh period (plus scheduling delay) behind the wall clock. When a
+/// generator waits for the next millisecond it reads the real clock and
+/// brings the cached value forward, so a saturated generator loses no time.
+/// One thread serves the whole process, started on first use.
+///
+/// ```
+/// use snowflake::{CachedClock, Clock, SystemClock};
+///
+/// let cached = CachedClock::shared();
+/// assert!((cached.now_ms() - SystemClock.now_ms()).abs() < 1_000);
+/// ```
+#[derive(Debug)]
+pub struct CachedClock {
+    now_ms: AtomicI64,
+}
+
+/// How often the shared cached clock is refreshed.
+pub const CACHED_CLOCK_PERIOD: Duration = Duration::from_micros(100);
+
+impl CachedClock {
+    /// The process-wide cached clock.
+    pub fn shared() -> &'static CachedClock {
+        static SHARED: OnceLock<&'static CachedClock> = OnceLock::new();
+        SHARED.get_or_init(|| {
+            let clock: &'static CachedClock = Box::leak(Box::new(CachedClock {
+                now_ms: AtomicI64::new(SystemClock.now_ms()),
+            }));
+            let spawned = std::thread::Builder::new()
+                .name("snowflake-clock".into())
+                .spawn(move || {
+                    loop {
+                        clock.refresh();
+                        std::thread::sleep(CACHED_CLOCK_PERIOD);
+                    }
+                });
+            // Without the thread, every read falls back to the system clock.
+            if spawned.is_err() {
+                clock.now_ms.store(i64::MIN, Ordering::Relaxed);
+            }
+            clock
+        })
+    }
+
+    fn refresh(&self) -> i64 {
+        let now = SystemClock.now_ms();
+        // A step back of the wall clock is passed on as it is: hiding it
+        // would only move the problem to the generator's tolerance check.
+        self.now_ms.store(now, Ordering::Relaxed);
+        now
+    }
+}
+
+impl Clock for CachedClock {
+    #[inline]
+    fn now_ms(&self) -> i64 {
+        let cached = self.now_ms.load(Ordering::Relaxed);
+        if cached == i64::MIN {
+            return SystemClock.now_ms();
+        }
+        cached
+    }
+
+    fn wait_toward(&self, target_ms: i64) {
+        let now = wait_on_system_clock(target_ms);
+        if now >= target_ms {
+            self.now_ms.fetch_max(now, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A clock that moves only when told, for tests: step it forward, set it
+/// back, or hold it still. When a generator waits on it for a later time,
+/// the clock jumps to that time, as if the wait had passed.
+///
+/// ```
+/// use snowflake::{Clock, ManualClock};
+///
+/// let clock = ManualClock::new(1_000);
+/// clock.advance(5);
+/// assert_eq!(clock.now_ms(), 1_005);
+/// clock.set(900);
+/// assert_eq!(clock.now_ms(), 900);
+/// ```
+#[derive(Debug)]
+pub struct ManualClock {
+    now_ms: AtomicI64,
+}
+
+impl ManualClock {
+    /// A clock that reads `now_ms` until moved.
+    pub fn new(now_ms: i64) -> Self {
+        ManualClock {
+            now_ms: AtomicI64::new(now_ms),
+        }
+    }
+
+    /// Sets the time, forward or back.
+    pub fn set(&self, now_ms: i64) {
+        self.now_ms.store(now_ms, Ordering::SeqCst);
+    }
+
+    /// Moves the time forward (or back, for a negative step).
+    pub fn advance(&self, ms: i64) {
+        self.now_ms.fetch_add(ms, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> i64 {
+        self.now_ms.load(Ordering::SeqCst)
+    }
+
+    fn wait_toward(&self, target_ms: i64) {
+        self.now_ms.fetch_max(target_ms, Ordering::SeqCst);
+    }
+}

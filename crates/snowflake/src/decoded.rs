@@ -1,0 +1,208 @@
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::id::Id;
+use crate::layout::{Layout, SIGN_FIELD, TIME_FIELD, max_of};
+use crate::time::UnixMillis;
+
+/// An ID read through its layout: the time, every field, and the bits.
+///
+/// With the `serde` feature it serialises to the one JSON shape that the CLI's
+/// `--json` and the HTTP API share:
+/// `{"id","layout","timestamp_ms","time","fields","binary","segments"}`.
+///
+/// ```
+/// let twitter = snowflake::Layout::twitter();
+/// let d = twitter.decode(4194439168.into())?;
+/// assert_eq!(d.timestamp_ms(), 1288834975657);
+/// assert_eq!(d.time_units(), 1000);
+/// assert_eq!(d.sequence(), Some(0));
+/// assert_eq!(
+///     d.segments().iter().map(|s| s.binary()).collect::<Vec<_>>().join(" | "),
+///     "0 | 00000000000000000000000000000001111101000 | 00001 | 00001 | 000000000000"
+/// );
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded<'a> {
+    layout: &'a Layout,
+    id: Id,
+}
+
+/// One labelled run of bits in an ID's breakdown.
+///
+/// ```
+/// let twitter = snowflake::Layout::twitter();
+/// let d = twitter.decode(4194439168.into())?;
+/// let machine = &d.segments()[3];
+/// assert_eq!((machine.name(), machine.bits(), machine.value()), ("machine", 5, 1));
+/// assert_eq!(machine.binary(), "00001");
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment<'a> {
+    name: &'a str,
+    bits: u8,
+    value: u64,
+}
+
+impl<'a> Segment<'a> {
+    /// `sign`, `timestamp`, or a field's name.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// The segment's width.
+    pub fn bits(&self) -> u8 {
+        self.bits
+    }
+
+    /// The segment's value; for the timestamp, time units since the epoch.
+    pub fn value(&self) -> u64 {
+        self.value
+    }
+
+    /// The value as a binary string exactly `bits` characters long.
+    pub fn binary(&self) -> String {
+        alloc::format!("{:0width$b}", self.value, width = usize::from(self.bits))
+    }
+}
+
+impl<'a> Decoded<'a> {
+    pub(crate) fn new(layout: &'a Layout, id: Id) -> Self {
+        Decoded { layout, id }
+    }
+
+    /// The ID.
+    pub fn id(&self) -> Id {
+        self.id
+    }
+
+    /// The layout it was read with.
+    pub fn layout(&self) -> &'a Layout {
+        self.layout
+    }
+
+    /// Time units since the layout's epoch.
+    pub fn time_units(&self) -> u64 {
+        (self.id.get() >> self.layout.time_shift()) & self.layout.max_time_units()
+    }
+
+    /// The time the ID was made, Unix milliseconds (floored to the tick).
+    pub fn timestamp_ms(&self) -> i64 {
+        self.layout.timestamp_ms(self.time_units())
+    }
+
+    /// The time as a UTC date.
+    pub fn time(&self) -> UnixMillis {
+        UnixMillis(self.timestamp_ms())
+    }
+
+    /// A field's value by name.
+    pub fn field(&self, name: &str) -> Option<u64> {
+        self.layout.field(name).map(|f| f.extract(self.id.get()))
+    }
+
+    /// Every field but time, most significant first, the sequence included.
+    pub fn fields(&self) -> impl Iterator<Item = (&'a str, u64)> + 'a {
+        let raw = self.id.get();
+        self.layout
+            .fields()
+            .iter()
+            .map(move |f| (f.name(), f.extract(raw)))
+    }
+
+    /// The sequence number, if the layout has a sequence.
+    pub fn sequence(&self) -> Option<u64> {
+        self.layout.sequence().map(|f| f.extract(self.id.get()))
+    }
+
+    /// The 64 bits as a string of `0` and `1`, most significant first.
+    pub fn binary(&self) -> String {
+        alloc::format!("{:064b}", self.id.get())
+    }
+
+    /// The breakdown: the sign bit (when the layout has one), the timestamp
+    /// and every field, most significant first; together they cover all 64 bits.
+    pub fn segments(&self) -> Vec<Segment<'a>> {
+        let mut out = Vec::with_capacity(self.layout.fields().len() + 2);
+        if self.layout.has_sign_bit() {
+            out.push(Segment {
+                name: SIGN_FIELD,
+                bits: 1,
+                value: self.id.get() >> 63,
+            });
+        }
+        out.push(Segment {
+            name: TIME_FIELD,
+            bits: self.layout.time_bits(),
+            value: (self.id.get() >> self.layout.time_shift()) & max_of(self.layout.time_bits()),
+        });
+        out.extend(
+            self.fields()
+                .zip(self.layout.fields())
+                .map(|((name, value), f)| Segment {
+                    name,
+                    bits: f.bits(),
+                    value,
+                }),
+        );
+        out
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::{Decoded, Segment};
+    use alloc::string::ToString;
+    use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
+
+    struct Fields<'a, 'b>(&'b Decoded<'a>);
+
+    impl Serialize for Fields<'_, '_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(self.0.layout.fields().len()))?;
+            for (name, value) in self.0.fields() {
+                map.serialize_entry(name, &value)?;
+            }
+            map.end()
+        }
+    }
+
+    impl Serialize for Segment<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("Segment", 4)?;
+            s.serialize_field("name", self.name)?;
+            s.serialize_field("bits", &self.bits)?;
+            s.serialize_field("value", &self.value)?;
+            s.serialize_field("binary", &self.binary())?;
+            s.end()
+        }
+    }
+
+    struct Segments<'a>(alloc::vec::Vec<Segment<'a>>);
+
+    impl Serialize for Segments<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+            for segment in &self.0 {
+                seq.serialize_element(segment)?;
+            }
+            seq.end()
+        }
+    }
+
+    impl Serialize for Decoded<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("Decoded", 7)?;
+            s.serialize_field("id", &self.id)?;
+            s.serialize_field("layout", &*self.layout.name())?;
+            s.serialize_field("timestamp_ms", &self.timestamp_ms())?;
+            s.serialize_field("time", &self.time().to_string())?;
+            s.serialize_field("fields", &Fields(self))?;
+            s.serialize_field("binary", &self.binary())?;
+            s.serialize_field("segments", &Segments(self.segments()))?;
+            s.end()
+        }
+    }
+}

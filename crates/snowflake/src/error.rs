@@ -1,0 +1,349 @@
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::time::UnixMillis;
+
+/// Everything that can go wrong in this crate, as one opaque value.
+///
+/// Messages are lower-case and name the field, the value and what is allowed,
+/// e.g. `machine 32 is out of range 0..=31 (5 bits)`. Match on [`Error::kind`]
+/// and read [`Error::field`] rather than on the text.
+///
+/// ```
+/// use snowflake::{ErrorKind, Layout};
+///
+/// let err = Layout::twitter().compose(1288834975657, &[("machine", 32)]).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::InvalidInput);
+/// assert_eq!(err.field(), Some("machine"));
+/// assert_eq!(err.to_string(), "machine 32 is out of range 0..=31 (5 bits)");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(Box<Repr>);
+
+/// The broad class of an [`Error`], for callers that branch on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A value given by the caller is not allowed: out of range, malformed,
+    /// an unknown field or layout. Front ends report it as a usage error.
+    InvalidInput,
+    /// The clock went backwards by more than the generator tolerates.
+    ClockBackwards,
+    /// The layout's time field cannot represent the current time any more.
+    TimeExhausted,
+    /// The high-water mark store failed, or its mark is ahead of the clock.
+    Store,
+}
+
+// Without `std` there is no generator, so its variants go unused.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Repr {
+    OutOfRange {
+        field: String,
+        value: String,
+        max: u64,
+        bits: u8,
+    },
+    NotANumber {
+        field: String,
+        value: String,
+        max: u64,
+        bits: u8,
+    },
+    UnknownField {
+        field: String,
+        known: Vec<String>,
+    },
+    BeforeEpoch {
+        timestamp: i64,
+        epoch: i64,
+    },
+    AfterEnd {
+        timestamp: i64,
+        last: i64,
+    },
+    InvalidTimestamp {
+        field: &'static str,
+        value: String,
+    },
+    InvalidWindow {
+        from: i64,
+        to: i64,
+    },
+    InvalidId {
+        value: String,
+        reason: &'static str,
+    },
+    SignBitSet {
+        id: u64,
+        layout: String,
+    },
+    InvalidLayout {
+        message: String,
+    },
+    UnknownLayout {
+        name: String,
+    },
+    NoSequence {
+        layout: String,
+    },
+    InvalidSetting {
+        field: &'static str,
+        value: String,
+        allowed: &'static str,
+    },
+    ClockBackwards {
+        by_ms: u64,
+        tolerance_ms: u64,
+    },
+    TimeExhausted {
+        last: i64,
+    },
+    MarkAhead {
+        mark_ms: i64,
+        now_ms: i64,
+        tolerance_ms: u64,
+    },
+    Store {
+        message: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn new(repr: Repr) -> Self {
+        Error(Box::new(repr))
+    }
+
+    /// The broad class of this error.
+    ///
+    /// ```
+    /// use snowflake::{ErrorKind, Id};
+    ///
+    /// let err = "12x".parse::<Id>().unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        match &*self.0 {
+            Repr::ClockBackwards { .. } => ErrorKind::ClockBackwards,
+            Repr::TimeExhausted { .. } => ErrorKind::TimeExhausted,
+            Repr::MarkAhead { .. } | Repr::Store { .. } => ErrorKind::Store,
+            _ => ErrorKind::InvalidInput,
+        }
+    }
+
+    /// The input at fault, where there is one: a field name such as
+    /// `machine`, or `timestamp`, `id`, `layout`, `from`, `to`.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// let err = Layout::twitter().compose(0, &[]).unwrap_err();
+    /// assert_eq!(err.field(), Some("timestamp"));
+    /// ```
+    pub fn field(&self) -> Option<&str> {
+        match &*self.0 {
+            Repr::OutOfRange { field, .. }
+            | Repr::NotANumber { field, .. }
+            | Repr::UnknownField { field, .. } => Some(field),
+            Repr::BeforeEpoch { .. } | Repr::AfterEnd { .. } => Some("timestamp"),
+            Repr::InvalidTimestamp { field, .. } | Repr::InvalidSetting { field, .. } => {
+                Some(field)
+            }
+            Repr::InvalidWindow { .. } => Some("from"),
+            Repr::InvalidId { .. } | Repr::SignBitSet { .. } => Some("id"),
+            Repr::InvalidLayout { .. } | Repr::UnknownLayout { .. } | Repr::NoSequence { .. } => {
+                Some("layout")
+            }
+            Repr::ClockBackwards { .. }
+            | Repr::TimeExhausted { .. }
+            | Repr::MarkAhead { .. }
+            | Repr::Store { .. } => None,
+        }
+    }
+
+    /// For a clock that went backwards, by how many milliseconds.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use snowflake::{Generator, Layout, ManualClock};
+    ///
+    /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    /// let generator = Generator::builder(Layout::twitter()).clock(clock.clone()).build()?;
+    /// generator.next_id()?;
+    /// clock.set(1_700_000_000_000 - 60_000);
+    /// let err = generator.next_id().unwrap_err();
+    /// assert_eq!(err.clock_backwards_ms(), Some(60_000));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn clock_backwards_ms(&self) -> Option<u64> {
+        match &*self.0 {
+            Repr::ClockBackwards { by_ms, .. } => Some(*by_ms),
+            _ => None,
+        }
+    }
+
+    /// The error for a time that front ends could not parse, so that the CLI
+    /// and the HTTP API word it the same way. `field` names the input, such
+    /// as `from`.
+    ///
+    /// ```
+    /// let err = snowflake::Error::invalid_time("from", "yesterday");
+    /// assert_eq!(err.field(), Some("from"));
+    /// assert!(err.to_string().starts_with("from \"yesterday\" is not a time"));
+    /// ```
+    pub fn invalid_time(field: &'static str, value: &str) -> Self {
+        Error::new(Repr::InvalidTimestamp {
+            field,
+            value: value.into(),
+        })
+    }
+
+    /// The error for a setting that front ends could not accept, worded like
+    /// the core's own: `count 0 is not allowed; a count is 1 to 100000`.
+    ///
+    /// ```
+    /// let err = snowflake::Error::invalid_value("count", "0", "a count is 1 to 100000");
+    /// assert_eq!(err.to_string(), "count 0 is not allowed; a count is 1 to 100000");
+    /// assert_eq!(err.field(), Some("count"));
+    /// ```
+    pub fn invalid_value(field: &'static str, value: &str, allowed: &'static str) -> Self {
+        Error::new(Repr::InvalidSetting {
+            field,
+            value: value.into(),
+            allowed,
+        })
+    }
+
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) fn store(message: impl Into<String>) -> Self {
+        Error::new(Repr::Store {
+            message: message.into(),
+        })
+    }
+
+    pub(crate) fn invalid_layout(message: impl Into<String>) -> Self {
+        Error::new(Repr::InvalidLayout {
+            message: message.into(),
+        })
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0 {
+            Repr::OutOfRange {
+                field,
+                value,
+                max,
+                bits,
+            } => write!(f, "{field} {value} is out of range 0..={max} ({bits} bits)"),
+            Repr::NotANumber {
+                field,
+                value,
+                max,
+                bits,
+            } => write!(
+                f,
+                "{field} {value:?} is not a whole number; allowed is 0..={max} ({bits} bits)"
+            ),
+            Repr::UnknownField { field, known } => {
+                write!(f, "the layout has no field {field:?}; its fields are ")?;
+                write_list(f, known)
+            }
+            Repr::BeforeEpoch { timestamp, epoch } => write!(
+                f,
+                "timestamp {timestamp} ({}) is before the layout's epoch {epoch} ({})",
+                UnixMillis(*timestamp),
+                UnixMillis(*epoch)
+            ),
+            Repr::AfterEnd { timestamp, last } => write!(
+                f,
+                "timestamp {timestamp} ({}) is after the last time the layout can encode, {last} ({})",
+                UnixMillis(*timestamp),
+                UnixMillis(*last)
+            ),
+            Repr::InvalidTimestamp { field, value } => write!(
+                f,
+                "{field} {value:?} is not a time; give Unix milliseconds or an RFC 3339 date such as 2024-01-31T12:00:00Z"
+            ),
+            Repr::InvalidWindow { from, to } => write!(
+                f,
+                "from {from} ({}) is after to {to} ({})",
+                UnixMillis(*from),
+                UnixMillis(*to)
+            ),
+            Repr::InvalidId { value, reason } => write!(f, "id {value:?} {reason}"),
+            Repr::SignBitSet { id, layout } => write!(
+                f,
+                "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0..={}",
+                i64::MAX
+            ),
+            Repr::InvalidLayout { message } => write!(f, "invalid layout: {message}"),
+            Repr::UnknownLayout { name } => write!(
+                f,
+                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon) \
+                 or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12"
+            ),
+            Repr::NoSequence { layout } => write!(
+                f,
+                "layout {layout} has no sequence field, so it can compose and decode but not generate; \
+                 name one of its fields \"sequence\""
+            ),
+            Repr::InvalidSetting {
+                field,
+                value,
+                allowed,
+            } => write!(f, "{field} {value} is not allowed; {allowed}"),
+            Repr::ClockBackwards {
+                by_ms,
+                tolerance_ms,
+            } => write!(
+                f,
+                "the clock went backwards by {by_ms} ms, more than the {tolerance_ms} ms tolerated; \
+                 refusing to issue IDs until it catches up"
+            ),
+            Repr::TimeExhausted { last } => write!(
+                f,
+                "the layout's time field ran out at {last} ({}); no more IDs can be issued",
+                UnixMillis(*last)
+            ),
+            Repr::MarkAhead {
+                mark_ms,
+                now_ms,
+                tolerance_ms,
+            } => write!(
+                f,
+                "the clock ({now_ms}, {}) is {} ms behind the high-water mark {mark_ms} ({}) left by \
+                 an earlier run, more than the {tolerance_ms} ms tolerated; refusing to start",
+                UnixMillis(*now_ms),
+                mark_ms.saturating_sub(*now_ms),
+                UnixMillis(*mark_ms)
+            ),
+            Repr::Store { message } => write!(f, "high-water mark store: {message}"),
+        }
+    }
+}
+
+fn write_list(f: &mut fmt::Formatter<'_>, items: &[String]) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        f.write_str(item)?;
+    }
+    Ok(())
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Debug shows the message too, so `?` in a test or `main` reads well.
+        f.debug_tuple("Error")
+            .field(&format_args!("{self}"))
+            .finish()
+    }
+}
+
+impl core::error::Error for Error {}

@@ -1,0 +1,1023 @@
+use alloc::borrow::Cow;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use core::ops::RangeInclusive;
+use core::str::FromStr;
+
+use crate::decoded::Decoded;
+use crate::error::{Error, Repr};
+use crate::id::Id;
+
+/// The largest value a field of `bits` bits holds (`bits` is 0..=63 here).
+pub(crate) const fn max_of(bits: u8) -> u64 {
+    (1u64 << bits) - 1
+}
+
+/// The name the time field goes by in breakdowns and custom layouts.
+pub const TIME_FIELD: &str = "timestamp";
+/// The name of the reserved top bit in breakdowns.
+pub const SIGN_FIELD: &str = "sign";
+/// The field name that marks the sequence in a custom layout.
+pub const SEQUENCE_FIELD: &str = "sequence";
+
+/// One field below the time field: a name and a width.
+///
+/// ```
+/// let layout = snowflake::Layout::twitter();
+/// let machine = layout.field("machine").unwrap();
+/// assert_eq!((machine.bits(), machine.shift(), machine.max()), (5, 12, 31));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    name: Cow<'static, str>,
+    bits: u8,
+    shift: u8,
+}
+
+impl Field {
+    /// The field's name, e.g. `machine`.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().fields()[0].name(), "datacenter");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The field's width in bits.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().fields()[2].bits(), 12);
+    /// ```
+    pub const fn bits(&self) -> u8 {
+        self.bits
+    }
+
+    /// How far the field is shifted left in the ID.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().fields()[0].shift(), 17);
+    /// ```
+    pub const fn shift(&self) -> u8 {
+        self.shift
+    }
+
+    /// The largest value the field holds, `2^bits - 1`.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().fields()[2].max(), 4095);
+    /// ```
+    pub const fn max(&self) -> u64 {
+        max_of(self.bits)
+    }
+
+    pub(crate) const fn extract(&self, raw: u64) -> u64 {
+        (raw >> self.shift) & self.max()
+    }
+
+    fn out_of_range(&self, value: impl ToString) -> Error {
+        Error::new(Repr::OutOfRange {
+            field: self.name.to_string(),
+            value: value.to_string(),
+            max: self.max(),
+            bits: self.bits,
+        })
+    }
+
+    /// Checks `value` against the field's width.
+    pub(crate) fn check(&self, value: u64) -> Result<u64, Error> {
+        if value > self.max() {
+            return Err(self.out_of_range(value));
+        }
+        Ok(value)
+    }
+}
+
+/// How the 64 bits of an ID are shared out: an epoch, a tick, the time field
+/// and the fields below it, most significant first.
+///
+/// When the widths add up to 63 the top bit is a reserved zero sign bit, so
+/// IDs stay positive as an `i64`; when they add up to 64 there is none.
+///
+/// ```
+/// use snowflake::Layout;
+///
+/// let twitter = Layout::twitter();
+/// assert_eq!(twitter.epoch_ms(), 1288834974657);
+/// assert!(twitter.has_sign_bit());
+/// let custom: Layout = "time:29,worker:21,sequence:13".parse()?;
+/// assert_eq!(custom.sequence().unwrap().bits(), 13);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    name: Option<Cow<'static, str>>,
+    epoch_ms: i64,
+    tick_ms: u64,
+    time_bits: u8,
+    time_shift: u8,
+    fields: Vec<Field>,
+    sequence: Option<usize>,
+}
+
+/// Builds a custom [`Layout`]; see [`Layout::builder`].
+#[derive(Clone, Debug)]
+pub struct LayoutBuilder {
+    name: Option<Cow<'static, str>>,
+    epoch_ms: i64,
+    tick_ms: u64,
+    time_bits: u8,
+    fields: Vec<(Cow<'static, str>, u8)>,
+    sequence: Option<usize>,
+}
+
+impl LayoutBuilder {
+    /// The epoch in Unix milliseconds (default 0).
+    pub fn epoch_ms(mut self, epoch_ms: i64) -> Self {
+        self.epoch_ms = epoch_ms;
+        self
+    }
+
+    /// Milliseconds per time unit (default 1).
+    pub fn tick_ms(mut self, tick_ms: u64) -> Self {
+        self.tick_ms = tick_ms;
+        self
+    }
+
+    /// The width of the time field.
+    pub fn time_bits(mut self, bits: u8) -> Self {
+        self.time_bits = bits;
+        self
+    }
+
+    /// Appends a field below the ones added so far.
+    pub fn field(mut self, name: impl Into<Cow<'static, str>>, bits: u8) -> Self {
+        self.fields.push((name.into(), bits));
+        self
+    }
+
+    /// Appends the sequence field: the counter a generator increments.
+    pub fn sequence(mut self, name: impl Into<Cow<'static, str>>, bits: u8) -> Self {
+        self.sequence = Some(self.fields.len());
+        self.field(name, bits)
+    }
+
+    /// Validates widths, the total, names and the time range.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// let err = Layout::builder().time_bits(41).field("a", 5).field("a", 17).build().unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid layout: field \"a\" appears twice");
+    /// ```
+    pub fn build(self) -> Result<Layout, Error> {
+        if !(1..=63).contains(&self.time_bits) {
+            return Err(Error::invalid_layout(alloc::format!(
+                "the time field has {} bits; it needs 1 to 63",
+                self.time_bits
+            )));
+        }
+        let mut total = u32::from(self.time_bits);
+        for (i, (name, bits)) in self.fields.iter().enumerate() {
+            validate_name(name)?;
+            if *bits == 0 {
+                return Err(Error::invalid_layout(alloc::format!(
+                    "field {name:?} needs at least 1 bit"
+                )));
+            }
+            if self.fields[..i].iter().any(|(other, _)| other == name) {
+                return Err(Error::invalid_layout(alloc::format!(
+                    "field {name:?} appears twice"
+                )));
+            }
+            total += u32::from(*bits);
+        }
+        if total != 63 && total != 64 {
+            return Err(Error::invalid_layout(alloc::format!(
+                "the widths add up to {total} bits; they must add up to 63 (with a sign bit) or 64"
+            )));
+        }
+        let mut shift = total as u8;
+        let time_shift = shift - self.time_bits;
+        shift = time_shift;
+        let fields = self
+            .fields
+            .into_iter()
+            .map(|(name, bits)| {
+                shift -= bits;
+                Field { name, bits, shift }
+            })
+            .collect();
+        let layout = Layout {
+            name: self.name,
+            epoch_ms: self.epoch_ms,
+            tick_ms: 1,
+            time_bits: self.time_bits,
+            time_shift,
+            fields,
+            sequence: self.sequence,
+        };
+        layout
+            .with_epoch_ms(self.epoch_ms)?
+            .with_tick_ms(self.tick_ms)
+    }
+}
+
+fn validate_name(name: &str) -> Result<(), Error> {
+    let ok = !name.is_empty()
+        && name.len() <= 32
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ok {
+        return Err(Error::invalid_layout(alloc::format!(
+            "field name {name:?} must be 1 to 32 characters of a-z, 0-9 and _, starting with a letter"
+        )));
+    }
+    if name == TIME_FIELD || name == "time" || name == SIGN_FIELD {
+        return Err(Error::invalid_layout(alloc::format!(
+            "field name {name:?} is reserved; the time field comes first and the sign bit is implied"
+        )));
+    }
+    Ok(())
+}
+
+/// The names of the built-in presets, in the order [`Layout::presets`] lists them.
+pub const PRESETS: [&str; 5] = ["twitter", "discord", "instagram", "sonyflake", "mastodon"];
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::twitter()
+    }
+}
+
+impl Layout {
+    /// Starts a custom layout.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// // Baidu uid-generator's test layout: seconds since 2016-09-20.
+    /// let baidu = Layout::builder()
+    ///     .epoch_ms(1474300800000)
+    ///     .tick_ms(1000)
+    ///     .time_bits(29)
+    ///     .field("worker", 21)
+    ///     .sequence("sequence", 13)
+    ///     .build()?;
+    /// assert_eq!(baidu.to_string(), "time:29,worker:21,sequence:13");
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn builder() -> LayoutBuilder {
+        LayoutBuilder {
+            name: None,
+            epoch_ms: 0,
+            tick_ms: 1,
+            time_bits: 0,
+            fields: Vec::new(),
+            sequence: None,
+        }
+    }
+
+    fn preset_builder(name: &'static str, epoch_ms: i64, time_bits: u8) -> LayoutBuilder {
+        Layout::builder()
+            .epoch_ms(epoch_ms)
+            .time_bits(time_bits)
+            .named(name)
+    }
+
+    /// Twitter's layout, the default: epoch 1288834974657;
+    /// sign 1 | time 41 | datacenter 5 | machine 5 | sequence 12.
+    ///
+    /// ```
+    /// let id = snowflake::Layout::twitter()
+    ///     .compose(1288834975657, &[("datacenter", 1), ("machine", 1)])?;
+    /// assert_eq!(id.get(), 4194439168);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn twitter() -> Layout {
+        Layout::preset_builder("twitter", 1288834974657, 41)
+            .field("datacenter", 5)
+            .field("machine", 5)
+            .sequence("sequence", 12)
+            .build_preset()
+    }
+
+    /// Discord's layout: epoch 1420070400000 (2015);
+    /// time 42 | worker 5 | process 5 | increment 12, no sign bit.
+    ///
+    /// ```
+    /// let discord = snowflake::Layout::discord();
+    /// let d = discord.decode(175928847299117063.into())?;
+    /// assert_eq!(d.timestamp_ms(), 1462015105796);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn discord() -> Layout {
+        Layout::preset_builder("discord", 1420070400000, 42)
+            .field("worker", 5)
+            .field("process", 5)
+            .sequence("increment", 12)
+            .build_preset()
+    }
+
+    /// Instagram's layout: epoch 1314220021721; time 41 | shard 13 | sequence 10.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::instagram().field("shard").unwrap().bits(), 13);
+    /// ```
+    pub fn instagram() -> Layout {
+        Layout::preset_builder("instagram", 1314220021721, 41)
+            .field("shard", 13)
+            .sequence("sequence", 10)
+            .build_preset()
+    }
+
+    /// Sony's sonyflake: epoch 2014-09-01, 10 ms ticks;
+    /// sign 1 | time 39 | sequence 8 | machine 16.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::sonyflake().tick_ms(), 10);
+    /// ```
+    pub fn sonyflake() -> Layout {
+        Layout::preset_builder("sonyflake", 1409529600000, 39)
+            .tick_ms(10)
+            .sequence("sequence", 8)
+            .field("machine", 16)
+            .build_preset()
+    }
+
+    /// Mastodon's layout: Unix epoch; time 48 | sequence 16.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::mastodon().epoch_ms(), 0);
+    /// ```
+    pub fn mastodon() -> Layout {
+        Layout::preset_builder("mastodon", 0, 48)
+            .sequence("sequence", 16)
+            .build_preset()
+    }
+
+    /// Every preset, in the order of [`PRESETS`].
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::presets()[1].name(), "discord");
+    /// ```
+    pub fn presets() -> [Layout; 5] {
+        [
+            Layout::twitter(),
+            Layout::discord(),
+            Layout::instagram(),
+            Layout::sonyflake(),
+            Layout::mastodon(),
+        ]
+    }
+
+    /// A preset by name (ASCII case ignored).
+    ///
+    /// ```
+    /// assert!(snowflake::Layout::preset("Twitter").is_some());
+    /// assert!(snowflake::Layout::preset("flickr").is_none());
+    /// ```
+    pub fn preset(name: &str) -> Option<Layout> {
+        Layout::presets()
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The one layout parser: a preset name, or a custom layout written
+    /// most significant first as `time:41,datacenter:5,machine:5,sequence:12`.
+    /// In a custom layout the field named `sequence` is the sequence.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// assert_eq!(Layout::parse("discord")?, Layout::discord());
+    /// let err = Layout::parse("time:41,machine:10").unwrap_err();
+    /// assert!(err.to_string().contains("add up to 51 bits"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(input: &str) -> Result<Layout, Error> {
+        if let Some(preset) = Layout::preset(input) {
+            return Ok(preset);
+        }
+        if !input.contains(':') {
+            return Err(Error::new(Repr::UnknownLayout {
+                name: input.to_string(),
+            }));
+        }
+        let mut builder = Layout::builder();
+        for (i, part) in input.split(',').enumerate() {
+            let part = part.trim();
+            let (name, bits) = part.split_once(':').ok_or_else(|| {
+                Error::invalid_layout(alloc::format!("{part:?} is not name:bits, as in machine:5"))
+            })?;
+            let (name, bits) = (name.trim(), bits.trim());
+            let bits: u8 = bits
+                .parse()
+                .ok()
+                .filter(|b| (1..=64).contains(b))
+                .ok_or_else(|| {
+                    Error::invalid_layout(alloc::format!(
+                        "the width of {name:?}, {bits:?}, is not a number of bits from 1 to 64"
+                    ))
+                })?;
+            let is_time = name == "time" || name == TIME_FIELD;
+            match (i, is_time) {
+                (0, true) => builder = builder.time_bits(bits),
+                (0, false) => {
+                    return Err(Error::invalid_layout(alloc::format!(
+                        "the first field must be time (most significant first), not {name:?}"
+                    )));
+                }
+                (_, true) => return Err(Error::invalid_layout("time appears twice")),
+                (_, false) if name == SEQUENCE_FIELD => {
+                    builder = builder.sequence(String::from(name), bits);
+                }
+                (_, false) => builder = builder.field(String::from(name), bits),
+            }
+        }
+        builder.build()
+    }
+
+    /// This layout with another epoch.
+    ///
+    /// ```
+    /// let l = snowflake::Layout::twitter().with_epoch_ms(0)?;
+    /// assert_eq!(l.compose(1000, &[])?.get(), 1000 << 22);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn with_epoch_ms(mut self, epoch_ms: i64) -> Result<Layout, Error> {
+        self.epoch_ms = epoch_ms;
+        self.check_time_range("epoch", epoch_ms)?;
+        Ok(self)
+    }
+
+    /// This layout with another tick (milliseconds per time unit, at least 1).
+    ///
+    /// ```
+    /// let l = snowflake::Layout::twitter().with_tick_ms(1000)?;
+    /// assert_eq!(l.tick_ms(), 1000);
+    /// assert!(snowflake::Layout::twitter().with_tick_ms(0).is_err());
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn with_tick_ms(mut self, tick_ms: u64) -> Result<Layout, Error> {
+        if tick_ms == 0 {
+            return Err(Error::new(Repr::InvalidSetting {
+                field: "tick_ms",
+                value: "0".into(),
+                allowed: "a tick is at least 1 ms",
+            }));
+        }
+        self.tick_ms = tick_ms;
+        self.check_time_range("tick_ms", tick_ms)?;
+        Ok(self)
+    }
+
+    fn check_time_range(&self, field: &'static str, value: impl ToString) -> Result<(), Error> {
+        let end = i128::from(self.epoch_ms)
+            + (i128::from(self.max_time_units()) + 1) * i128::from(self.tick_ms);
+        if end > i128::from(i64::MAX) {
+            return Err(Error::new(Repr::InvalidSetting {
+                field,
+                value: value.to_string(),
+                allowed: "the layout's last time would not fit in i64 milliseconds",
+            }));
+        }
+        Ok(())
+    }
+
+    /// The preset's name, or the custom layout written out.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().name(), "twitter");
+    /// ```
+    pub fn name(&self) -> Cow<'_, str> {
+        match &self.name {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(self.spec()),
+        }
+    }
+
+    /// The widths written out, most significant first, as [`Layout::parse`] reads them.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::sonyflake().spec(), "time:39,sequence:8,machine:16");
+    /// ```
+    pub fn spec(&self) -> String {
+        let mut out = alloc::format!("time:{}", self.time_bits);
+        for f in &self.fields {
+            out.push_str(&alloc::format!(",{}:{}", f.name, f.bits));
+        }
+        out
+    }
+
+    /// The epoch, Unix milliseconds.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::discord().epoch_ms(), 1420070400000);
+    /// ```
+    pub const fn epoch_ms(&self) -> i64 {
+        self.epoch_ms
+    }
+
+    /// Milliseconds per time unit.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().tick_ms(), 1);
+    /// ```
+    pub const fn tick_ms(&self) -> u64 {
+        self.tick_ms
+    }
+
+    /// The width of the time field.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().time_bits(), 41);
+    /// ```
+    pub const fn time_bits(&self) -> u8 {
+        self.time_bits
+    }
+
+    /// How far the time field is shifted left.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().time_shift(), 22);
+    /// ```
+    pub const fn time_shift(&self) -> u8 {
+        self.time_shift
+    }
+
+    /// The largest number of time units the time field holds.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().max_time_units(), (1 << 41) - 1);
+    /// ```
+    pub const fn max_time_units(&self) -> u64 {
+        max_of(self.time_bits)
+    }
+
+    /// Whether the top bit is a reserved zero sign bit (the widths add up to 63).
+    ///
+    /// ```
+    /// assert!(!snowflake::Layout::discord().has_sign_bit());
+    /// ```
+    pub const fn has_sign_bit(&self) -> bool {
+        self.time_shift + self.time_bits == 63
+    }
+
+    /// The fields below the time field, most significant first.
+    ///
+    /// ```
+    /// let names: Vec<_> = snowflake::Layout::twitter().fields().iter().map(|f| f.name().to_string()).collect();
+    /// assert_eq!(names, ["datacenter", "machine", "sequence"]);
+    /// ```
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// A field by name.
+    ///
+    /// ```
+    /// assert!(snowflake::Layout::twitter().field("worker").is_none());
+    /// ```
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The sequence field, if the layout has one.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::discord().sequence().unwrap().name(), "increment");
+    /// ```
+    pub fn sequence(&self) -> Option<&Field> {
+        self.sequence.map(|i| &self.fields[i])
+    }
+
+    /// The node fields: every field but the sequence.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().node_fields().count(), 2);
+    /// ```
+    pub fn node_fields(&self) -> impl Iterator<Item = &Field> {
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| Some(*i) != self.sequence)
+            .map(|(_, f)| f)
+    }
+
+    /// How many distinct nodes the node fields address (1,024 for twitter).
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().node_count(), 1024);
+    /// ```
+    pub fn node_count(&self) -> u128 {
+        self.node_fields().map(|f| 1u128 << f.bits).product()
+    }
+
+    /// IDs one node can issue per time unit (4,096 for twitter).
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().ids_per_tick(), Some(4096));
+    /// ```
+    pub fn ids_per_tick(&self) -> Option<u64> {
+        self.sequence().map(|s| s.max() + 1)
+    }
+
+    /// IDs one node can issue per millisecond (25.6 for sonyflake's 10 ms tick).
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::sonyflake().ids_per_ms(), Some(25.6));
+    /// ```
+    pub fn ids_per_ms(&self) -> Option<f64> {
+        self.ids_per_tick().map(|n| n as f64 / self.tick_ms as f64)
+    }
+
+    /// The last Unix millisecond the time field can encode.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().last_timestamp_ms(), 3487858230208);
+    /// ```
+    pub fn last_timestamp_ms(&self) -> i64 {
+        let span = i128::from(self.max_time_units()) * i128::from(self.tick_ms);
+        // Checked at construction to fit in i64.
+        (i128::from(self.epoch_ms) + span + i128::from(self.tick_ms) - 1) as i64
+    }
+
+    /// The largest ID the layout can hold: `i64::MAX` with a sign bit, else `u64::MAX`.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().max_id().get(), i64::MAX as u64);
+    /// ```
+    pub const fn max_id(&self) -> Id {
+        if self.has_sign_bit() {
+            Id::new(i64::MAX as u64)
+        } else {
+            Id::new(u64::MAX)
+        }
+    }
+
+    /// Time units since the epoch for a Unix-millisecond timestamp, floored to
+    /// the tick; an error past either end of the time field.
+    ///
+    /// ```
+    /// let sony = snowflake::Layout::sonyflake();
+    /// assert_eq!(sony.time_units(1409529600019)?, 1);
+    /// assert!(sony.time_units(1409529599999).is_err());
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn time_units(&self, timestamp_ms: i64) -> Result<u64, Error> {
+        if timestamp_ms < self.epoch_ms {
+            return Err(Error::new(Repr::BeforeEpoch {
+                timestamp: timestamp_ms,
+                epoch: self.epoch_ms,
+            }));
+        }
+        let last = self.last_timestamp_ms();
+        if timestamp_ms > last {
+            return Err(Error::new(Repr::AfterEnd {
+                timestamp: timestamp_ms,
+                last,
+            }));
+        }
+        // Both are i64 and timestamp >= epoch, so the difference fits in u64.
+        Ok(timestamp_ms.abs_diff(self.epoch_ms) / self.tick_ms)
+    }
+
+    /// The Unix millisecond at which a number of time units begins.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().timestamp_ms(1000), 1288834975657);
+    /// ```
+    pub fn timestamp_ms(&self, units: u64) -> i64 {
+        let units = units.min(self.max_time_units());
+        // Checked at construction to fit in i64.
+        (i128::from(self.epoch_ms) + i128::from(units) * i128::from(self.tick_ms)) as i64
+    }
+
+    /// Checks a field name against the layout, listing the fields it has.
+    pub(crate) fn field_index(&self, name: &str) -> Result<usize, Error> {
+        self.fields
+            .iter()
+            .position(|f| f.name == name)
+            .ok_or_else(|| {
+                Error::new(Repr::UnknownField {
+                    field: name.to_string(),
+                    known: self.fields.iter().map(|f| f.name.to_string()).collect(),
+                })
+            })
+    }
+
+    /// The one field-value parser: a whole number within the field's width,
+    /// with an error that names the field, the value and the range.
+    ///
+    /// ```
+    /// let twitter = snowflake::Layout::twitter();
+    /// assert_eq!(twitter.parse_value("machine", "31")?, 31);
+    /// let err = twitter.parse_value("machine", "-1").unwrap_err();
+    /// assert_eq!(err.to_string(), "machine -1 is out of range 0..=31 (5 bits)");
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse_value(&self, field: &str, text: &str) -> Result<u64, Error> {
+        let field = &self.fields[self.field_index(field)?];
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Error::new(Repr::NotANumber {
+                field: field.name.to_string(),
+                value: text.to_string(),
+                max: field.max(),
+                bits: field.bits,
+            }));
+        }
+        match text.parse::<u64>() {
+            Ok(value) => field.check(value),
+            // Negative, or too many digits for u64: out of range either way.
+            Err(_) => Err(field.out_of_range(text)),
+        }
+    }
+
+    /// Composes an ID from a Unix-millisecond timestamp and field values by
+    /// name; fields left out are 0. Everything is checked, nothing is masked.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// let discord = Layout::discord();
+    /// let id = discord.compose(1462015105796, &[("worker", 1), ("increment", 7)])?;
+    /// assert_eq!(id.get(), 175928847299117063);
+    /// let err = discord.compose(1462015105796, &[("machine", 1)]).unwrap_err();
+    /// assert_eq!(err.to_string(), "the layout has no field \"machine\"; its fields are worker, process, increment");
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn compose(&self, timestamp_ms: i64, values: &[(&str, u64)]) -> Result<Id, Error> {
+        let mut raw = self.time_units(timestamp_ms)? << self.time_shift;
+        for (i, (name, value)) in values.iter().enumerate() {
+            let index = self.field_index(name)?;
+            if values[..i].iter().any(|(other, _)| other == name) {
+                return Err(Error::new(Repr::InvalidSetting {
+                    field: "fields",
+                    value: alloc::format!("{name:?}"),
+                    allowed: "each field may be given once",
+                }));
+            }
+            let field = &self.fields[index];
+            raw |= field.check(*value)? << field.shift;
+        }
+        Ok(Id::new(raw))
+    }
+
+    /// Decodes an ID: timestamp, time units and every field. For a layout with
+    /// a sign bit, an ID with that bit set is an error, not a negative time.
+    ///
+    /// ```
+    /// let twitter = snowflake::Layout::twitter();
+    /// let tweet = twitter.decode(1541815603606036480.into())?;
+    /// assert_eq!(tweet.time().to_string(), "2022-06-28T16:07:40.105Z");
+    /// assert_eq!(tweet.field("datacenter"), Some(11));
+    /// assert_eq!(tweet.field("machine"), Some(26));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn decode(&self, id: Id) -> Result<Decoded<'_>, Error> {
+        if self.has_sign_bit() && id.get() >> 63 != 0 {
+            return Err(Error::new(Repr::SignBitSet {
+                id: id.get(),
+                layout: self.name().into_owned(),
+            }));
+        }
+        Ok(Decoded::new(self, id))
+    }
+
+    /// The smallest and largest ID the layout can produce between two
+    /// Unix-millisecond times, both inclusive, for `WHERE id BETWEEN a AND b`.
+    /// Both ends are floored to the tick, so the range covers every ID whose
+    /// time unit overlaps the window.
+    ///
+    /// ```
+    /// let twitter = snowflake::Layout::twitter();
+    /// let bounds = twitter.bounds(1288834975657, 1288834975657)?;
+    /// assert_eq!(bounds.first().get(), 1000 << 22);
+    /// assert_eq!(bounds.last().get(), (1000 << 22) | ((1 << 22) - 1));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn bounds(&self, from_ms: i64, to_ms: i64) -> Result<Bounds, Error> {
+        if from_ms > to_ms {
+            return Err(Error::new(Repr::InvalidWindow {
+                from: from_ms,
+                to: to_ms,
+            }));
+        }
+        let first = self.time_units(from_ms)? << self.time_shift;
+        let last = (self.time_units(to_ms)? << self.time_shift) | max_of(self.time_shift);
+        Ok(Bounds {
+            layout: self.name().into_owned(),
+            from_ms,
+            to_ms,
+            first: Id::new(first),
+            last: Id::new(last),
+        })
+    }
+
+    /// Builds a preset; its widths are fixed and valid.
+    fn build_preset_from(builder: LayoutBuilder) -> Layout {
+        match builder.build() {
+            Ok(layout) => layout,
+            // The presets are constants checked by the tests below.
+            Err(err) => unreachable!("preset layout is invalid: {err}"),
+        }
+    }
+}
+
+trait PresetBuild {
+    fn named(self, name: &'static str) -> Self;
+    fn build_preset(self) -> Layout;
+}
+
+impl PresetBuild for LayoutBuilder {
+    fn named(mut self, name: &'static str) -> Self {
+        self.name = Some(Cow::Borrowed(name));
+        self
+    }
+
+    fn build_preset(self) -> Layout {
+        Layout::build_preset_from(self)
+    }
+}
+
+/// The IDs a layout can produce in a time window; see [`Layout::bounds`].
+///
+/// With the `serde` feature it serialises as
+/// `{"layout","from_ms","from","to_ms","to","first","last"}`, IDs as strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    layout: String,
+    from_ms: i64,
+    to_ms: i64,
+    first: Id,
+    last: Id,
+}
+
+impl Bounds {
+    /// The smallest ID of the window.
+    pub fn first(&self) -> Id {
+        self.first
+    }
+
+    /// The largest ID of the window.
+    pub fn last(&self) -> Id {
+        self.last
+    }
+
+    /// The window's start, Unix milliseconds.
+    pub fn from_ms(&self) -> i64 {
+        self.from_ms
+    }
+
+    /// The window's end, Unix milliseconds.
+    pub fn to_ms(&self) -> i64 {
+        self.to_ms
+    }
+
+    /// `first..=last`.
+    pub fn range(&self) -> RangeInclusive<Id> {
+        self.first..=self.last
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::{Bounds, Layout};
+    use crate::time::UnixMillis;
+    use alloc::string::ToString;
+    use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
+
+    impl Serialize for Bounds {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("Bounds", 7)?;
+            s.serialize_field("layout", &self.layout)?;
+            s.serialize_field("from_ms", &self.from_ms)?;
+            s.serialize_field("from", &UnixMillis(self.from_ms).to_string())?;
+            s.serialize_field("to_ms", &self.to_ms)?;
+            s.serialize_field("to", &UnixMillis(self.to_ms).to_string())?;
+            s.serialize_field("first", &self.first)?;
+            s.serialize_field("last", &self.last)?;
+            s.end()
+        }
+    }
+
+    struct Fields<'a>(&'a Layout);
+
+    impl Serialize for Fields<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut seq = serializer.serialize_seq(Some(self.0.fields().len()))?;
+            for f in self.0.fields() {
+                seq.serialize_element(&(f.name(), f.bits()))?;
+            }
+            seq.end()
+        }
+    }
+
+    /// The one JSON description of a layout, shared by `snowflake layouts
+    /// --json` and `GET /api/v1/layouts`. Fields are `[name, bits]` pairs,
+    /// most significant first.
+    impl Serialize for Layout {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("Layout", 12)?;
+            s.serialize_field("name", &*self.name())?;
+            s.serialize_field("spec", &self.spec())?;
+            s.serialize_field("epoch_ms", &self.epoch_ms)?;
+            s.serialize_field("epoch", &UnixMillis(self.epoch_ms).to_string())?;
+            s.serialize_field("tick_ms", &self.tick_ms)?;
+            s.serialize_field("sign_bit", &self.has_sign_bit())?;
+            s.serialize_field("time_bits", &self.time_bits)?;
+            s.serialize_field("fields", &Fields(self))?;
+            s.serialize_field("sequence", &self.sequence().map(|f| f.name()))?;
+            s.serialize_field("last_ms", &self.last_timestamp_ms())?;
+            s.serialize_field("last", &UnixMillis(self.last_timestamp_ms()).to_string())?;
+            s.serialize_field("ids_per_ms", &self.ids_per_ms())?;
+            s.serialize_field("nodes", &self.node_count())?;
+            s.end()
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FromStr for Layout {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Layout::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_have_the_documented_shape() {
+        let specs = [
+            "time:41,datacenter:5,machine:5,sequence:12",
+            "time:42,worker:5,process:5,increment:12",
+            "time:41,shard:13,sequence:10",
+            "time:39,sequence:8,machine:16",
+            "time:48,sequence:16",
+        ];
+        for ((layout, spec), name) in Layout::presets().iter().zip(specs).zip(PRESETS) {
+            assert_eq!(layout.spec(), spec);
+            assert_eq!(layout.name(), name);
+            assert!(layout.sequence().is_some());
+        }
+        let signs: Vec<bool> = Layout::presets().iter().map(|l| l.has_sign_bit()).collect();
+        assert_eq!(signs, [true, false, false, true, false]);
+    }
+
+    #[test]
+    fn custom_layout_errors_name_the_problem() {
+        let cases = [
+            ("", "unknown layout"),
+            ("flickr", "unknown layout \"flickr\""),
+            ("machine:5,time:58", "the first field must be time"),
+            ("time:41,machine", "\"machine\" is not name:bits"),
+            ("time:41,machine:x", "\"x\", is not a number of bits"),
+            (
+                "time:41,machine:0,sequence:22",
+                "is not a number of bits from 1 to 64",
+            ),
+            ("time:41,machine:11,machine:11", "appears twice"),
+            ("time:41,Machine:22", "must be 1 to 32 characters"),
+            ("time:41,sign:22", "is reserved"),
+            ("time:41,time:22", "time appears twice"),
+            ("time:41,machine:30", "add up to 71 bits"),
+            ("time:64", "it needs 1 to 63"),
+        ];
+        for (input, expected) in cases {
+            match Layout::parse(input) {
+                Ok(layout) => panic!("{input} parsed as {layout}"),
+                Err(err) => assert!(err.to_string().contains(expected), "{input}: {err}"),
+            }
+        }
+    }
+
+    #[test]
+    fn custom_layout_without_sequence_composes() {
+        let layout = Layout::parse("time:41,node:22").unwrap();
+        assert!(layout.sequence().is_none());
+        assert_eq!(
+            layout.compose(5, &[("node", 3)]).unwrap().get(),
+            (5 << 22) | 3
+        );
+    }
+
+    #[test]
+    fn huge_epoch_is_rejected() {
+        assert!(Layout::twitter().with_epoch_ms(i64::MAX - 10).is_err());
+        assert!(Layout::mastodon().with_tick_ms(1 << 20).is_err());
+    }
+}

@@ -1,0 +1,12 @@
+//! The atomics and locks the generator uses, swapped for loom's under
+//! `--cfg loom` so the model checker can explore every interleaving.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::Mutex;
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::Mutex;
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

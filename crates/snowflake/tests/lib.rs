@@ -1,0 +1,569 @@
+//! End-to-end tests of the public API: published examples, properties over
+//! layouts and clock histories, a multi-threaded stress run, restarts.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use snowflake::{
+    Clock, ErrorKind, FileMarkStore, Generator, Id, Layout, ManualClock, MarkStore, SystemClock,
+};
+
+const EPOCH: i64 = 1288834974657;
+
+#[test]
+fn worked_example_and_its_bits() {
+    let twitter = Layout::twitter();
+    let id = twitter
+        .compose(
+            1288834975657,
+            &[("datacenter", 1), ("machine", 1), ("sequence", 0)],
+        )
+        .unwrap();
+    assert_eq!(id.get(), 4194439168);
+    let d = twitter.decode(id).unwrap();
+    let bits: Vec<String> = d.segments().iter().map(|s| s.binary()).collect();
+    assert_eq!(
+        bits.join(" | "),
+        "0 | 00000000000000000000000000000001111101000 | 00001 | 00001 | 000000000000"
+    );
+    assert_eq!(d.binary(), bits.concat());
+    assert_eq!(d.binary().len(), 64);
+}
+
+#[test]
+fn json_shape_is_the_documented_one() {
+    let twitter = Layout::twitter();
+    let d = twitter.decode(Id::new(4194439168)).unwrap();
+    let json = serde_json::to_value(d).unwrap();
+    let expected = serde_json::json!({
+        "id": "4194439168",
+        "layout": "twitter",
+        "timestamp_ms": 1288834975657i64,
+        "time": "2010-11-04T01:42:55.657Z",
+        "fields": {"datacenter": 1, "machine": 1, "sequence": 0},
+        "binary": "0000000000000000000000000000000011111010000000100001000000000000",
+        "segments": [
+            {"name": "sign", "bits": 1, "value": 0, "binary": "0"},
+            {"name": "timestamp", "bits": 41, "value": 1000, "binary": "00000000000000000000000000000001111101000"},
+            {"name": "datacenter", "bits": 5, "value": 1, "binary": "00001"},
+            {"name": "machine", "bits": 5, "value": 1, "binary": "00001"},
+            {"name": "sequence", "bits": 12, "value": 0, "binary": "000000000000"}
+        ]
+    });
+    assert_eq!(json, expected);
+    let discord = Layout::discord();
+    let json = serde_json::to_value(discord.decode(Id::new(175928847299117063)).unwrap()).unwrap();
+    assert_eq!(json["segments"][0]["name"], "timestamp");
+    assert_eq!(json["fields"]["increment"], 7);
+}
+
+#[test]
+fn twitter_limits_both_ways() {
+    let twitter = Layout::twitter();
+    let err = twitter.compose(1288834974656, &[]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "timestamp 1288834974656 (2010-11-04T01:42:54.656Z) is before the layout's epoch \
+         1288834974657 (2010-11-04T01:42:54.657Z)"
+    );
+    assert_eq!(twitter.compose(1288834974657, &[]).unwrap().get(), 0);
+    let max = twitter
+        .compose(
+            3487858230208,
+            &[("datacenter", 31), ("machine", 31), ("sequence", 4095)],
+        )
+        .unwrap();
+    assert_eq!(max.get(), 9223372036854775807);
+    let err = twitter.compose(3487858230209, &[]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("3487858230208 (2080-07-10T17:30:30.208Z)"),
+        "{err}"
+    );
+    for (field, bad) in [("datacenter", 32), ("machine", 32), ("sequence", 4096)] {
+        let err = twitter.compose(EPOCH, &[(field, bad)]).unwrap_err();
+        assert_eq!(err.field(), Some(field));
+        assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    }
+    assert!(twitter.decode(Id::new(1 << 63)).is_err());
+    assert!(twitter.decode(Id::new(i64::MAX as u64)).is_ok());
+}
+
+/// IDs with decodings published by their owners or in other projects' docs.
+#[test]
+fn published_ids_decode_as_published() {
+    let twitter = Layout::twitter();
+    // Wikipedia's example tweet ID.
+    let d = twitter.decode(Id::new(1541815603606036480)).unwrap();
+    assert_eq!(d.time().to_string(), "2022-06-28T16:07:40.105Z");
+    assert_eq!(
+        d.fields().collect::<Vec<_>>(),
+        [("datacenter", 11), ("machine", 26), ("sequence", 0)]
+    );
+    // Twitter's developer docs: tweet 1212092628029698048 was posted
+    // 2019-12-31T19:26:16.3XXZ ("Tue Dec 31 19:26:16 +0000 2019").
+    let d = twitter.decode(Id::new(1212092628029698048)).unwrap();
+    assert!(d.time().to_string().starts_with("2019-12-31T19:26:16"));
+    // Discord's documentation example.
+    let discord = Layout::discord();
+    let d = discord.decode(Id::new(175928847299117063)).unwrap();
+    assert_eq!(d.timestamp_ms(), 1462015105796);
+    assert_eq!(d.time().to_string(), "2016-04-30T11:18:25.796Z");
+    assert_eq!(
+        d.fields().collect::<Vec<_>>(),
+        [("worker", 1), ("process", 0), ("increment", 7)]
+    );
+    // Discord's API docs: the epoch's first ID, and Discord's own user ID
+    // 80351110224678912 made 2015-08-16.
+    let d = discord.decode(Id::new(80351110224678912)).unwrap();
+    assert!(d.time().to_string().starts_with("2015-08-"), "{}", d.time());
+    // Sonyflake's README: the ID's upper bits are 10 ms units since 2014-09-01.
+    let sony = Layout::sonyflake();
+    let id = sony
+        .compose(
+            1409529600000 + 12_345_670,
+            &[("sequence", 3), ("machine", 258)],
+        )
+        .unwrap();
+    assert_eq!(id.get(), (1_234_567u64 << 24) | (3 << 16) | 258);
+    // Instagram's engineering blog: 41 bits of ms since their epoch, 13-bit
+    // shard 1341, 10-bit sequence 7.
+    let insta = Layout::instagram();
+    let id = insta
+        .compose(
+            1314220021721 + 1387263000,
+            &[("shard", 1341), ("sequence", 7)],
+        )
+        .unwrap();
+    assert_eq!(id.get(), (1387263000u64 << 23) | (1341 << 10) | 7);
+    // Mastodon: 48 bits of Unix ms and 16 bits of sequence.
+    let masto = Layout::mastodon();
+    let d = masto.decode(Id::new(109_372_843_387_334_656)).unwrap();
+    assert_eq!(d.timestamp_ms(), 109_372_843_387_334_656 >> 16);
+    assert!(d.time().to_string().starts_with("2022-11-"), "{}", d.time());
+}
+
+#[test]
+fn bounds_cover_the_window_and_reject_bad_windows() {
+    let twitter = Layout::twitter();
+    let b = twitter.bounds(1288834975657, 1288834975659).unwrap();
+    let inside = twitter
+        .compose(1288834975658, &[("machine", 31), ("sequence", 4095)])
+        .unwrap();
+    assert!(b.range().contains(&inside));
+    let before = twitter
+        .compose(
+            1288834975656,
+            &[("datacenter", 31), ("machine", 31), ("sequence", 4095)],
+        )
+        .unwrap();
+    assert!(!b.range().contains(&before));
+    let after = twitter.compose(1288834975660, &[]).unwrap();
+    assert!(!b.range().contains(&after));
+    assert_eq!(twitter.bounds(5, 4).unwrap_err().field(), Some("from"));
+    assert!(twitter.bounds(0, EPOCH).is_err());
+}
+
+fn arb_layout() -> impl Strategy<Value = Layout> {
+    let preset = (0usize..5).prop_map(|i| Layout::presets()[i].clone());
+    let custom = (
+        1u8..=63,
+        0u8..=1,
+        prop::collection::vec(1u8..=16, 0..5),
+        any::<bool>(),
+        -1i64 << 40..1i64 << 41,
+        1u64..2000,
+    )
+        .prop_filter_map(
+            "widths must fit",
+            |(time, sign, fields, with_seq, epoch, tick)| {
+                let used: u32 = u32::from(time) + fields.iter().map(|&b| u32::from(b)).sum::<u32>();
+                let total = 64 - u32::from(sign);
+                if used >= total || total - used > 63 {
+                    return None;
+                }
+                let mut b = Layout::builder()
+                    .epoch_ms(epoch)
+                    .tick_ms(tick)
+                    .time_bits(time);
+                for (i, bits) in fields.iter().enumerate() {
+                    b = b.field(format!("f{i}"), *bits);
+                }
+                let rest = (total - used) as u8;
+                b = if with_seq {
+                    b.sequence("sequence", rest)
+                } else {
+                    b.field("last", rest)
+                };
+                b.build().ok()
+            },
+        );
+    prop_oneof![preset, custom]
+}
+
+proptest! {
+    #[test]
+    fn compose_then_decode_is_the_identity(layout in arb_layout(), seed in any::<u64>(), t in any::<u64>()) {
+        let span = layout.last_timestamp_ms() - layout.epoch_ms();
+        let ts = layout.epoch_ms() + (t % (span as u64 + 1)) as i64;
+        let mut values = Vec::new();
+        let mut s = seed;
+        for f in layout.fields() {
+            s = s.rotate_left(13) ^ 0x9e37_79b9_7f4a_7c15;
+            values.push((f.name().to_string(), s & f.max()));
+        }
+        let pairs: Vec<(&str, u64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let id = layout.compose(ts, &pairs).unwrap();
+        prop_assert!(id <= layout.max_id());
+        let d = layout.decode(id).unwrap();
+        let floored = ts - (ts - layout.epoch_ms()) % layout.tick_ms() as i64;
+        prop_assert_eq!(d.timestamp_ms(), floored);
+        for (name, value) in &pairs {
+            prop_assert_eq!(d.field(name), Some(*value));
+        }
+        let bits: String = d.segments().iter().map(|s| s.binary()).collect();
+        prop_assert_eq!(bits, d.binary());
+        // The one parser reads back what Display writes.
+        prop_assert_eq!(id.to_string().parse::<Id>().unwrap(), id);
+        prop_assert_eq!(format!("{id:#x}").parse::<Id>().unwrap(), id);
+    }
+
+    #[test]
+    fn invalid_input_is_an_error_never_a_panic(layout in arb_layout(), ts in any::<i64>(), field in "[a-z]{1,12}", value in any::<u64>(), text in ".{0,24}") {
+        let _ = layout.compose(ts, &[(field.as_str(), value)]);
+        let _ = layout.parse_value(&field, &text);
+        let _ = layout.bounds(ts, ts.wrapping_add(value as i64));
+        let _ = Id::parse(&text);
+        let _ = Layout::parse(&text);
+        let _ = layout.decode(Id::new(value)).map(|d| (d.segments(), d.time().to_string()));
+        if let Some(f) = layout.fields().first() {
+            if value > f.max() {
+                let err = layout.compose(layout.epoch_ms(), &[(f.name(), value)]).unwrap_err();
+                prop_assert_eq!(err.to_string(), format!("{} {} is out of range 0..={} ({} bits)", f.name(), value, f.max(), f.bits()));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- generator
+
+/// One step of a clock history for the property test.
+#[derive(Clone, Debug)]
+enum Step {
+    /// Issue this many IDs without moving the clock.
+    Issue(u16),
+    Forward(u16),
+    Back(u16),
+    Jump(u32),
+}
+
+fn arb_step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (1u16..600).prop_map(Step::Issue),
+        2 => (1u16..20).prop_map(Step::Forward),
+        2 => (1u16..12).prop_map(Step::Back),
+        1 => (1u32..100_000).prop_map(Step::Jump),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    /// IDs only grow, whatever the clock does; an error comes exactly when
+    /// the clock is behind the last issued time by more than the tolerance.
+    #[test]
+    fn ids_increase_over_any_clock_history(steps in prop::collection::vec(arb_step(), 1..40), tolerance in 0u64..8) {
+        // A small sequence makes exhaustion (and its waits) common.
+        let layout = Layout::parse("time:41,node:18,sequence:4").unwrap();
+        let start = 1_700_000_000_000;
+        let clock = Arc::new(ManualClock::new(start));
+        let generator = Generator::builder(layout.clone()).node(&[("node", 5)]).clock(clock.clone()).tolerance_ms(tolerance).build().unwrap();
+        let mut last: Option<Id> = None;
+        let mut last_ms = i64::MIN / 2;
+        for step in steps {
+            match step {
+                Step::Forward(ms) => clock.advance(i64::from(ms)),
+                Step::Back(ms) => clock.advance(-i64::from(ms)),
+                Step::Jump(ms) => clock.advance(i64::from(ms)),
+                Step::Issue(n) => {
+                    for _ in 0..n {
+                        let now = clock.now_ms();
+                        let behind = last_ms - now;
+                        match generator.next_id() {
+                            Ok(id) => {
+                                prop_assert!(behind <= tolerance as i64, "issued although {behind} ms behind");
+                                if let Some(prev) = last { prop_assert!(id > prev); }
+                                let d = layout.decode(id).unwrap();
+                                prop_assert_eq!(d.field("node"), Some(5));
+                                // Never stamped before the clock read, nor ahead of the
+                                // clock after any wait (no lead was allowed).
+                                prop_assert!(d.timestamp_ms() >= now.min(last_ms));
+                                prop_assert!(d.timestamp_ms() <= clock.now_ms().max(last_ms));
+                                last_ms = d.timestamp_ms();
+                                last = Some(id);
+                            }
+                            Err(err) => {
+                                prop_assert_eq!(err.kind(), ErrorKind::ClockBackwards);
+                                prop_assert!(behind > tolerance as i64, "refused although only {behind} ms behind: {err}");
+                                prop_assert_eq!(err.clock_backwards_ms(), Some(behind as u64));
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn exhausted_sequence_waits_for_the_next_millisecond() {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let batch: Vec<Id> = generator.next_ids(5000).unwrap().collect();
+    assert_eq!(batch.len(), 4096);
+    assert_eq!(clock.now_ms(), 1_700_000_000_000);
+    let next = generator.next_id().unwrap();
+    // The manual clock jumps to the time waited for: exactly one ms later.
+    assert_eq!(clock.now_ms(), 1_700_000_000_001);
+    let twitter = Layout::twitter();
+    let d = twitter.decode(next).unwrap();
+    assert_eq!(
+        (d.timestamp_ms(), d.sequence()),
+        (1_700_000_000_001, Some(0))
+    );
+    let stats = generator.stats();
+    assert_eq!(stats.issued, 4097);
+    assert_eq!(stats.exhaustion_waits, 1);
+    assert_eq!(stats.lead_ms, 0);
+}
+
+#[test]
+fn bounded_lead_borrows_from_the_future_and_reports_it() {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .max_lead_ms(2)
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(generator.next_ids(4096).unwrap().len(), 4096);
+    }
+    assert_eq!(
+        clock.now_ms(),
+        1_700_000_000_000,
+        "no wait while the lead lasts"
+    );
+    let stats = generator.stats();
+    assert_eq!(stats.lead_ms, 2);
+    assert_eq!(stats.lead_issues, 2);
+    assert!(
+        Generator::builder(Layout::twitter())
+            .max_lead_ms(5000)
+            .build()
+            .is_err()
+    );
+}
+
+#[test]
+fn clock_far_behind_is_an_error_that_recovers() {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = generator.next_id().unwrap();
+    clock.advance(-3);
+    // Within the tolerance: still issues, still increasing.
+    let second = generator.next_id().unwrap();
+    assert!(second > first);
+    clock.advance(-1000);
+    let err = generator.next_id().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ClockBackwards);
+    assert_eq!(err.clock_backwards_ms(), Some(1003));
+    assert!(generator.ready().is_err());
+    clock.advance(1004);
+    assert!(generator.ready().is_ok());
+    assert!(generator.next_id().unwrap() > second);
+    assert_eq!(generator.stats().clock_backwards_max_ms, 1003);
+}
+
+#[test]
+fn time_field_running_out_is_an_error() {
+    let layout = Layout::parse("time:4,node:47,sequence:12").unwrap();
+    let clock = Arc::new(ManualClock::new(15));
+    let generator = Generator::builder(layout)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    assert!(generator.next_ids(4096).unwrap().len() > 0);
+    let err = generator.next_id().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TimeExhausted);
+    clock.set(16);
+    assert_eq!(
+        generator.next_id().unwrap_err().kind(),
+        ErrorKind::TimeExhausted
+    );
+}
+
+#[test]
+fn generator_checks_its_node_and_layout() {
+    assert!(Generator::new(Layout::parse("time:41,node:22").unwrap(), &[]).is_err());
+    let err = Generator::new(Layout::twitter(), &[("sequence", 1)]).unwrap_err();
+    assert_eq!(err.field(), Some("sequence"));
+    let err = Generator::new(Layout::twitter(), &[("worker", 1)]).unwrap_err();
+    assert!(err.to_string().contains("datacenter, machine, sequence"));
+}
+
+/// Eight threads share one generator on the real clock; sorting finds any
+/// duplicate, and every ID's time lies within the run's wall-clock window.
+#[test]
+fn stress_eight_threads_share_one_generator() {
+    const THREADS: usize = 8;
+    const PER_THREAD: usize = 1_000_000;
+    let layout = Layout::twitter();
+    let generator =
+        Arc::new(Generator::new(layout.clone(), &[("datacenter", 3), ("machine", 9)]).unwrap());
+    let start = SystemClock.now_ms();
+    let handles: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let generator = Arc::clone(&generator);
+            std::thread::spawn(move || {
+                let mut ids = Vec::with_capacity(PER_THREAD);
+                for _ in 0..PER_THREAD {
+                    ids.push(generator.next_id().unwrap().get());
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut all = Vec::with_capacity(THREADS * PER_THREAD);
+    for handle in handles {
+        let ids = handle.join().unwrap();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "a thread saw IDs go down"
+        );
+        all.extend(ids);
+    }
+    let end = SystemClock.now_ms();
+    all.sort_unstable();
+    let duplicates = all.windows(2).filter(|w| w[0] == w[1]).count();
+    assert_eq!(duplicates, 0);
+    let first = layout.decode(Id::new(all[0])).unwrap().timestamp_ms();
+    let last = layout
+        .decode(Id::new(*all.last().unwrap()))
+        .unwrap()
+        .timestamp_ms();
+    assert!(
+        first >= start && last <= end,
+        "{start} <= {first}..{last} <= {end}"
+    );
+    assert_eq!(generator.stats().issued, (THREADS * PER_THREAD) as u64);
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("snowflake-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn restart_from_the_state_file_never_goes_back() {
+    let dir = temp_dir("restart");
+    let path = dir.join("mark");
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let build = || {
+        Generator::builder(Layout::twitter())
+            .clock(clock.clone())
+            .store(FileMarkStore::new(&path))
+            .reserve_ms(1000)
+            .build()
+    };
+    let before = build().unwrap();
+    let mut last = Id::new(0);
+    for _ in 0..20 {
+        for id in before.next_ids(1000).unwrap() {
+            last = id;
+        }
+        clock.advance(7);
+    }
+    let mark = FileMarkStore::new(&path).load().unwrap().unwrap();
+    assert!(mark >= Layout::twitter().decode(last).unwrap().timestamp_ms());
+    assert!(before.stats().mark_writes >= 1);
+    drop(before);
+
+    // The clock is set back, but by less than the tolerance plus the window
+    // the mark reserves: the restarted generator waits past the mark rather
+    // than reuse any time.
+    clock.set(mark - 900);
+    let after = build().unwrap();
+    assert!(clock.now_ms() > mark);
+    let first = after.next_id().unwrap();
+    assert!(first > last, "{first} <= {last}");
+    assert!(Layout::twitter().decode(first).unwrap().timestamp_ms() > mark);
+
+    // A clean close shrinks the mark to the last ID issued.
+    let closed_at = Layout::twitter().decode(first).unwrap().timestamp_ms();
+    after.close().unwrap();
+    assert_eq!(FileMarkStore::new(&path).load().unwrap(), Some(closed_at));
+    let again = build().unwrap();
+    assert!(again.next_id().unwrap() > first);
+    drop(again);
+
+    // Set back further than the tolerance and the window: it refuses to start.
+    let mark = FileMarkStore::new(&path).load().unwrap().unwrap();
+    clock.set(mark - 60_000);
+    let err = build().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store);
+    assert!(
+        err.to_string().contains("behind the high-water mark"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn broken_state_file_is_a_clear_error() {
+    let dir = temp_dir("broken");
+    let path = dir.join("mark");
+    std::fs::write(&path, "not a number\n").unwrap();
+    let err = Generator::builder(Layout::twitter())
+        .store(FileMarkStore::new(&path))
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("not a mark in Unix milliseconds"),
+        "{err}"
+    );
+    let missing = FileMarkStore::new(dir.join("no/such/dir/mark"));
+    assert!(missing.save(1).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn batches_from_many_threads_never_overlap() {
+    let generator = Arc::new(Generator::new(Layout::twitter(), &[]).unwrap());
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let generator = Arc::clone(&generator);
+            std::thread::spawn(move || {
+                let mut ids = Vec::new();
+                for _ in 0..200 {
+                    ids.extend(generator.next_ids(300).unwrap().map(Id::get));
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    for handle in handles {
+        for id in handle.join().unwrap() {
+            assert!(seen.insert(id), "duplicate {id}");
+        }
+    }
+}
