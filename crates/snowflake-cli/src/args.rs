@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use snowflake::{Error, Layout};
 
-use crate::input::{parse_time, resolve_layout};
+use snowflake_server::input::{parse_time, resolve_layout};
 
 /// Compose, decode and generate Snowflake IDs.
 #[derive(Debug, Parser)]
@@ -29,6 +29,8 @@ pub enum Command {
     Layouts(LayoutsArgs),
     /// Issue fresh IDs from a generator, one per line.
     Generate(GenerateArgs),
+    /// Run the web tool and the JSON API that hands out IDs.
+    Serve(ServeArgs),
 }
 
 /// Which layout, with optional overrides.
@@ -173,4 +175,81 @@ pub struct GenerateArgs {
     /// Print each ID's JSON breakdown, one object per line.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; loopback unless told otherwise.
+    #[arg(
+        long,
+        default_value = "127.0.0.1:8080",
+        env = "SNOWFLAKE_LISTEN",
+        value_name = "ADDR"
+    )]
+    pub listen: String,
+    /// Shorthand for -f datacenter=N.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "SNOWFLAKE_DATACENTER",
+        allow_negative_numbers = true
+    )]
+    pub datacenter: Option<String>,
+    /// Shorthand for -f machine=N.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "SNOWFLAKE_MACHINE",
+        allow_negative_numbers = true
+    )]
+    pub machine: Option<String>,
+    /// A node field's value by name; several as NAME=VALUE,NAME=VALUE in the environment.
+    #[arg(
+        short = 'f',
+        long = "field",
+        value_name = "NAME=VALUE",
+        env = "SNOWFLAKE_FIELDS",
+        value_delimiter = ','
+    )]
+    pub fields: Vec<String>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Keep a high-water mark here, so that a restart never repeats an ID.
+    #[arg(long, value_name = "PATH", env = "SNOWFLAKE_STATE_FILE")]
+    pub state_file: Option<PathBuf>,
+    /// Log lines as text or JSON.
+    #[arg(long, value_enum, default_value = "text", env = "SNOWFLAKE_LOG_FORMAT")]
+    pub log_format: LogFormat,
+    /// Seconds one request may take.
+    #[arg(
+        long,
+        default_value = "10",
+        env = "SNOWFLAKE_REQUEST_TIMEOUT",
+        value_name = "SECS"
+    )]
+    pub request_timeout: String,
+    /// Requests served at once; more wait their turn.
+    #[arg(
+        long,
+        default_value = "1024",
+        env = "SNOWFLAKE_MAX_CONCURRENCY",
+        value_name = "N"
+    )]
+    pub max_concurrency: String,
+}
+
+impl ServeArgs {
+    pub fn field_args(&self) -> FieldArgs {
+        FieldArgs {
+            datacenter: self.datacenter.clone(),
+            machine: self.machine.clone(),
+            fields: self.fields.clone(),
+        }
+    }
 }

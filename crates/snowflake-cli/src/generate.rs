@@ -8,7 +8,7 @@ use snowflake::{CachedClock, Error, FileMarkStore, Generator};
 
 use crate::Failure;
 use crate::args::GenerateArgs;
-use crate::input::parse_fields;
+use snowflake_server::input::parse_fields;
 
 /// Below this many IDs a run is over too soon for a progress bar to help.
 const PROGRESS_FROM: u64 = 1_000_000;

@@ -4,8 +4,8 @@
 
 mod args;
 mod generate;
-mod input;
 mod render;
+mod serve;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ use clap::Parser;
 use snowflake::{Clock, Error, ErrorKind, Id, Layout, SystemClock};
 
 use args::{Cli, Command};
-use input::parse_fields;
+use snowflake_server::input::{self, parse_fields};
 
 /// Why a command failed, and so which exit status it gets.
 #[derive(Debug)]
@@ -147,6 +147,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             })
         }
         Command::Generate(args) => generate::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 

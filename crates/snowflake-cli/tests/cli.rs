@@ -364,3 +364,106 @@ fn generate_with_a_state_file_never_repeats_across_runs() {
         .stderr(predicate::str::contains("not a mark in Unix milliseconds"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// One HTTP/1.1 request over a real socket.
+fn http(addr: &str, method: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `snowflake serve` on a real socket: it answers, and on SIGTERM it
+/// finishes, exits 0 and leaves the state file at the last ID it issued.
+#[test]
+fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
+    let dir = std::env::temp_dir().join(format!("snowflake-cli-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let state = dir.join("mark");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("snowflake"))
+        .args(["serve", "--machine", "9", "--log-format", "json"])
+        .env("SNOWFLAKE_LISTEN", &addr)
+        .env("SNOWFLAKE_STATE_FILE", &state)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(std::time::Instant::now() < deadline, "server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (status, body) = http(&addr, "POST", "/api/v1/ids?count=10");
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let last: u64 = v["ids"][9].as_str().unwrap().parse().unwrap();
+    let twitter = snowflake::Layout::twitter();
+    let d = twitter.decode(snowflake::Id::new(last)).unwrap();
+    assert_eq!(d.field("machine"), Some(9));
+    let (status, _) = http(&addr, "GET", "/readyz");
+    assert_eq!(status, 200);
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let logs = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{logs}", out.status);
+    // JSON logs, one object a line.
+    for line in logs.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    let mark: i64 = std::fs::read_to_string(&state)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        mark,
+        d.timestamp_ms(),
+        "the mark was not shrunk to the last ID"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_rejects_bad_settings_with_status_2() {
+    for (args, message) in [
+        (
+            &["serve", "--listen", "nowhere"][..],
+            "listen nowhere is not allowed",
+        ),
+        (
+            &["serve", "--machine", "32"][..],
+            "machine 32 is out of range",
+        ),
+        (
+            &["serve", "--layout", "time:41,node:22"][..],
+            "has no sequence field",
+        ),
+    ] {
+        let assert = snowflake().args(args).assert().code(2).stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}

@@ -485,9 +485,12 @@ impl<C: Clock> Generator<C> {
     /// behind the last issued time beyond the tolerance, and the time field
     /// has not run out.
     pub fn ready(&self) -> Result<(), Error> {
+        let last = self.state.load(Ordering::Acquire) >> self.plan.seq_bits;
         let now = self.units(self.clock.now_ms())?;
-        let last = self.state.load(Ordering::Relaxed) >> self.plan.seq_bits;
-        self.check_behind(now, last)
+        match self.behind(now, last) {
+            Some((_, Some(err))) => Err(err),
+            _ => Ok(()),
+        }
     }
 
     /// A snapshot of what the generator has done.
@@ -546,25 +549,33 @@ impl<C: Clock> Generator<C> {
         Ok(units)
     }
 
-    fn check_behind(&self, now: u64, last: u64) -> Result<(), Error> {
+    /// How far the clock is behind the last issued time beyond any allowed
+    /// lead, in ms, and the error if that is beyond the tolerance.
+    fn behind(&self, now: u64, last: u64) -> Option<(u64, Option<Error>)> {
         let p = &self.plan;
         if last <= now + p.lead_units {
-            return Ok(());
+            return None;
         }
         let behind_ms = (last - now) * p.tick_ms;
-        self.counters
-            .clock_backwards
-            .fetch_add(1, Ordering::Relaxed);
+        let err = (last - now > p.tolerance_units + p.lead_units).then(|| {
+            Error::new(Repr::ClockBackwards {
+                by_ms: behind_ms,
+                tolerance_ms: p.tolerance_ms,
+            })
+        });
+        Some((behind_ms, err))
+    }
+
+    /// Counts a step back of the clock; fails if it is beyond the tolerance.
+    fn check_behind(&self, now: u64, last: u64) -> Result<(), Error> {
+        let Some((behind_ms, err)) = self.behind(now, last) else {
+            return Ok(());
+        };
+        self.counters.clock_backwards.fetch_add(1, Ordering::Relaxed);
         self.counters
             .clock_backwards_max_ms
             .fetch_max(behind_ms, Ordering::Relaxed);
-        if last - now > p.tolerance_units + p.lead_units {
-            return Err(Error::new(Repr::ClockBackwards {
-                by_ms: behind_ms,
-                tolerance_ms: p.tolerance_ms,
-            }));
-        }
-        Ok(())
+        err.map_or(Ok(()), Err)
     }
 
     /// Claims up to `want` sequence numbers; returns the first packed pair and
@@ -574,8 +585,12 @@ impl<C: Clock> Generator<C> {
         let p = self.plan;
         let mut waited = false;
         loop {
+            // The state is read before the clock, never after: a thread
+            // descheduled between the two then sees a clock that is late,
+            // which is harmless, instead of one that looks like it went
+            // backwards past the tolerance.
+            let current = self.state.load(Ordering::Acquire);
             let now = self.units(self.clock.now_ms())?;
-            let current = self.state.load(Ordering::Relaxed);
             let last = current >> p.seq_bits;
             let seq = current & p.seq_max;
             let (first, count) = if now > last {
@@ -611,7 +626,7 @@ impl<C: Clock> Generator<C> {
             let claimed = first + count - 1;
             if self
                 .state
-                .compare_exchange_weak(current, claimed, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange_weak(current, claimed, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
             {
                 if first >> p.seq_bits != last {

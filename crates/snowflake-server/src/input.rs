@@ -1,4 +1,5 @@
-//! Text from the user turned into core values, with the core's errors.
+//! Text from the user turned into core values, with the core's errors: the
+//! one place the CLI and the HTTP API both parse times, layouts and fields.
 
 use snowflake::{Error, Layout};
 

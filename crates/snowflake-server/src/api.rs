@@ -1,0 +1,204 @@
+//! The JSON API under `/api/v1`. Parameters are text until the core's parsers
+//! read them, so the API and the CLI report bad input in the same words.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use snowflake::{Clock, Id, Layout};
+
+use crate::AppState;
+use crate::input::{parse_time, resolve_layout};
+use crate::problem::Problem;
+
+/// The most IDs one request may ask for.
+pub const MAX_COUNT: u64 = 100_000;
+
+type Params = BTreeMap<String, String>;
+
+/// Parameters that are not field values.
+const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
+
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/api/v1/compose", get(compose))
+        .route("/api/v1/decode/{id}", get(decode))
+        .route("/api/v1/bounds", get(bounds))
+        .route("/api/v1/layouts", get(layouts))
+        .route("/api/v1/ids", get(ids).post(ids))
+        .route("/api/v1/openapi.json", get(openapi))
+}
+
+fn params(query: Result<Query<Params>, QueryRejection>) -> Result<Params, Problem> {
+    query.map(|Query(p)| p).map_err(|err| {
+        Problem::bad_request("query", format!("the query string is malformed: {err}"))
+    })
+}
+
+fn layout_of(params: &Params) -> Result<Layout, Problem> {
+    Ok(resolve_layout(
+        params.get("layout").map_or("twitter", String::as_str),
+        params.get("epoch").map(String::as_str),
+        params.get("tick_ms").map(String::as_str),
+    )?)
+}
+
+fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
+    let decoded = layout.decode(id)?;
+    Ok(Json(decoded).into_response())
+}
+
+/// Compose one ID from a time and field values.
+#[utoipa::path(get, path = "/api/v1/compose", tag = "ids",
+    params(
+        ("timestamp" = Option<String>, Query, description = "Unix ms or RFC 3339; now when left out"),
+        ("layout" = Option<String>, Query, description = "preset name or custom layout such as time:41,datacenter:5,machine:5,sequence:12"),
+        ("epoch" = Option<String>, Query, description = "override the layout's epoch (Unix ms or RFC 3339)"),
+        ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
+        ("datacenter" = Option<String>, Query, description = "a field value; every field of the layout is a parameter of its name"),
+        ("machine" = Option<String>, Query, description = "a field value"),
+        ("sequence" = Option<String>, Query, description = "a field value"),
+    ),
+    responses(
+        (status = 200, description = "the ID and its breakdown", body = crate::openapi::DecodedSchema),
+        (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn compose(
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<Params>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let params = params(query)?;
+    let layout = layout_of(&params)?;
+    let timestamp = match params.get("timestamp").filter(|t| !t.trim().is_empty()) {
+        Some(text) => parse_time("timestamp", text)?,
+        None => state.generator().clock().now_ms(),
+    };
+    let mut values = Vec::new();
+    for (name, text) in &params {
+        if RESERVED.contains(&name.as_str()) {
+            continue;
+        }
+        // An empty input means 0, as a field left out does.
+        if text.trim().is_empty() {
+            continue;
+        }
+        values.push((name.as_str(), layout.parse_value(name, text.trim())?));
+    }
+    let id = layout.compose(timestamp, &values)?;
+    decoded_json(&layout, id)
+}
+
+/// Decode an ID (decimal or 0x hexadecimal).
+#[utoipa::path(get, path = "/api/v1/decode/{id}", tag = "ids",
+    params(
+        ("id" = String, Path, description = "decimal or 0x hexadecimal"),
+        ("layout" = Option<String>, Query, description = "preset name or custom layout"),
+        ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
+        ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
+    ),
+    responses(
+        (status = 200, description = "the breakdown", body = crate::openapi::DecodedSchema),
+        (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn decode(
+    Path(id): Path<String>,
+    query: Result<Query<Params>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let params = params(query)?;
+    let layout = layout_of(&params)?;
+    decoded_json(&layout, Id::parse(id.trim())?)
+}
+
+/// The smallest and largest ID of a time window.
+#[utoipa::path(get, path = "/api/v1/bounds", tag = "ids",
+    params(
+        ("from" = String, Query, description = "Unix ms or RFC 3339"),
+        ("to" = String, Query, description = "Unix ms or RFC 3339, inclusive"),
+        ("layout" = Option<String>, Query, description = "preset name or custom layout"),
+    ),
+    responses(
+        (status = 200, description = "first and last ID", body = crate::openapi::BoundsSchema),
+        (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn bounds(query: Result<Query<Params>, QueryRejection>) -> Result<Response, Problem> {
+    let params = params(query)?;
+    let layout = layout_of(&params)?;
+    let time = |name: &'static str| -> Result<i64, Problem> {
+        let text = params.get(name).ok_or_else(|| {
+            Problem::bad_request(
+                name,
+                format!("{name} is required: Unix milliseconds or an RFC 3339 date"),
+            )
+        })?;
+        Ok(parse_time(name, text)?)
+    };
+    let bounds = layout.bounds(time("from")?, time("to")?)?;
+    Ok(Json(bounds).into_response())
+}
+
+/// The preset layouts.
+#[utoipa::path(get, path = "/api/v1/layouts", tag = "layouts",
+    responses((status = 200, description = "the presets", body = Vec<crate::openapi::LayoutSchema>)))]
+pub async fn layouts() -> Response {
+    Json(Layout::presets()).into_response()
+}
+
+/// Fresh IDs from this server's generator.
+#[utoipa::path(post, path = "/api/v1/ids", tag = "ids",
+    params(("count" = Option<u64>, Query, description = "1 to 100000, default 1")),
+    responses(
+        (status = 200, description = "fresh IDs, as decimal strings; with Accept: text/plain one per line", body = crate::openapi::IdsSchema),
+        (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn ids(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    query: Result<Query<Params>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let params = params(query)?;
+    let count = match params.get("count") {
+        None => 1,
+        Some(text) => text
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (1..=MAX_COUNT).contains(n))
+            .ok_or_else(|| {
+                Problem::bad_request(
+                    "count",
+                    format!("count {text} is not allowed; a count is 1 to {MAX_COUNT}"),
+                )
+            })?,
+    };
+    let plain = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
+    let body = state.issue(count, plain)?;
+    let content_type = if plain {
+        "text/plain; charset=utf-8"
+    } else {
+        "application/json"
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// This API's OpenAPI 3 description.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "meta",
+    responses((status = 200, description = "OpenAPI 3 document")))]
+pub async fn openapi() -> Response {
+    Json(crate::openapi::document()).into_response()
+}

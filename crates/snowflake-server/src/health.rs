@@ -1,0 +1,53 @@
+//! Liveness, readiness and metrics.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::AppState;
+use crate::problem::Problem;
+
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+/// The process is alive.
+#[utoipa::path(get, path = "/healthz", tag = "meta",
+    responses((status = 200, description = "alive", body = crate::openapi::StatusSchema)))]
+pub async fn healthz() -> Response {
+    Json(serde_json::json!({"status": "ok"})).into_response()
+}
+
+/// The generator can issue IDs now.
+#[utoipa::path(get, path = "/readyz", tag = "meta",
+    responses(
+        (status = 200, description = "ready", body = crate::openapi::StatusSchema),
+        (status = 503, description = "cannot issue now", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Problem> {
+    state.generator.ready()?;
+    Ok(Json(serde_json::json!({"status": "ready"})).into_response())
+}
+
+/// Prometheus metrics.
+#[utoipa::path(get, path = "/metrics", tag = "meta",
+    responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
+pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    state.publish_generator_metrics();
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.metrics.render(),
+    )
+        .into_response()
+}

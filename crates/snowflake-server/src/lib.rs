@@ -1,0 +1,322 @@
+//! The snowflake HTTP service: the web tool at `/`, a JSON API under
+//! `/api/v1` that composes, decodes and hands out IDs, health and metrics.
+//!
+//! [`app`] builds the whole service as a `Router`, so tests drive it with
+//! `tower::ServiceExt::oneshot` and no socket; [`serve`] runs it on a
+//! listener until SIGTERM or Ctrl-C, then flushes the generator's mark.
+#![warn(missing_docs)]
+
+mod api;
+mod health;
+pub mod input;
+mod openapi;
+mod page;
+mod problem;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::MatchedPath;
+use axum::http::{Request, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use snowflake::{CachedClock, Clock, FileMarkStore, Generator, Layout};
+use tower::ServiceBuilder;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+pub use api::MAX_COUNT;
+pub use problem::Problem;
+
+/// The generator the service issues from. The clock is chosen at run time:
+/// the cached clock in production, a manual one in tests; the indirection
+/// costs a nanosecond against a request's microseconds.
+pub type ServerGenerator = Generator<Arc<dyn Clock>>;
+
+/// How the service is set up; the CLI fills it from flags and environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where to listen; loopback by default.
+    pub listen: SocketAddr,
+    /// The layout IDs are issued in.
+    pub layout: Layout,
+    /// This node's field values by name.
+    pub node: Vec<(String, u64)>,
+    /// Where to keep the high-water mark, if anywhere.
+    pub state_file: Option<PathBuf>,
+    /// How long one request may take.
+    pub request_timeout: Duration,
+    /// How many requests are served at once; more wait.
+    pub max_concurrency: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            layout: Layout::twitter(),
+            node: Vec::new(),
+            state_file: None,
+            request_timeout: Duration::from_secs(10),
+            max_concurrency: 1024,
+        }
+    }
+}
+
+/// Request bodies are small or absent; anything larger is refused with 413.
+const BODY_LIMIT: usize = 64 * 1024;
+
+/// What every handler shares.
+pub struct AppState {
+    generator: Arc<ServerGenerator>,
+    metrics: PrometheusHandle,
+    layout_name: String,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("generator", &self.generator)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// State around a generator built by the caller.
+    pub fn new(generator: Arc<ServerGenerator>) -> Self {
+        AppState {
+            layout_name: generator.layout().name().into_owned(),
+            generator,
+            metrics: metrics_handle(),
+        }
+    }
+
+    /// The generator, for shutdown and for tests.
+    pub fn generator(&self) -> &Arc<ServerGenerator> {
+        &self.generator
+    }
+
+    /// `count` fresh IDs as the response body: JSON, or one per line.
+    fn issue(&self, count: u64, plain: bool) -> Result<Vec<u8>, snowflake::Error> {
+        let mut body = Vec::with_capacity(count as usize * 22 + 64);
+        if !plain {
+            body.extend_from_slice(b"{\"layout\":");
+            body.extend_from_slice(
+                serde_json::to_string(&self.layout_name)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            );
+            body.extend_from_slice(b",\"ids\":[");
+        }
+        let mut left = count;
+        let mut buf = [0u8; 20];
+        let mut first = true;
+        while left > 0 {
+            let batch = self.generator.next_ids(left)?;
+            left -= batch.len() as u64;
+            for id in batch {
+                if plain {
+                    body.extend_from_slice(id.to_decimal(&mut buf).as_bytes());
+                    body.push(b'\n');
+                } else {
+                    if !first {
+                        body.push(b',');
+                    }
+                    first = false;
+                    body.push(b'"');
+                    body.extend_from_slice(id.to_decimal(&mut buf).as_bytes());
+                    body.push(b'"');
+                }
+            }
+        }
+        if !plain {
+            body.extend_from_slice(b"]}");
+        }
+        Ok(body)
+    }
+
+    /// Copies the generator's counters into the metrics registry; called on
+    /// each scrape, so the hot path pays nothing for them.
+    fn publish_generator_metrics(&self) {
+        let stats = self.generator.stats();
+        metrics::counter!("snowflake_ids_issued_total").absolute(stats.issued);
+        metrics::counter!("snowflake_sequence_exhaustion_waits_total")
+            .absolute(stats.exhaustion_waits);
+        metrics::counter!("snowflake_clock_backwards_total").absolute(stats.clock_backwards);
+        metrics::gauge!("snowflake_clock_backwards_max_ms")
+            .set(stats.clock_backwards_max_ms as f64);
+        metrics::gauge!("snowflake_lead_ms").set(stats.lead_ms as f64);
+        metrics::counter!("snowflake_mark_writes_total").absolute(stats.mark_writes);
+        let ready = self.generator.ready().is_ok();
+        metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 });
+    }
+}
+
+/// One Prometheus recorder per process, however many apps tests build.
+fn metrics_handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new().set_buckets_for_metric(
+                Matcher::Full("http_request_duration_seconds".into()),
+                &[
+                    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                    0.5, 1.0, 2.5,
+                ],
+            );
+            match builder {
+                Ok(builder) => {
+                    let recorder = builder.build_recorder();
+                    let handle = recorder.handle();
+                    // Fails only if another recorder was installed first.
+                    let _ = metrics::set_global_recorder(recorder);
+                    handle
+                }
+                Err(_) => PrometheusBuilder::new().build_recorder().handle(),
+            }
+        })
+        .clone()
+}
+
+/// Counts requests and times them by route and status.
+async fn record(request: Request<Body>, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let method = request.method().to_string();
+    let start = Instant::now();
+    let response = next.run(request).await;
+    let labels = [
+        ("route", route),
+        ("method", method),
+        ("status", response.status().as_u16().to_string()),
+    ];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels)
+        .record(start.elapsed().as_secs_f64());
+    response
+}
+
+/// The whole service as a router.
+pub fn app(state: Arc<AppState>, config: &Config) -> Router {
+    Router::new()
+        .merge(page::router())
+        .merge(api::router())
+        .merge(health::router())
+        .fallback(|| async { StatusCode::NOT_FOUND })
+        .with_state(state)
+        .layer(middleware::from_fn(record))
+        .layer(
+            ServiceBuilder::new()
+                .layer(middleware::from_fn(problem::problem_errors))
+                .layer(TraceLayer::new_for_http())
+                .layer(TimeoutLayer::with_status_code(
+                    StatusCode::REQUEST_TIMEOUT,
+                    config.request_timeout,
+                ))
+                .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+                .layer(tower::limit::ConcurrencyLimitLayer::new(
+                    config.max_concurrency,
+                )),
+        )
+}
+
+/// Builds the generator a config asks for, on the cached clock.
+pub fn generator(config: &Config) -> Result<ServerGenerator, snowflake::Error> {
+    generator_on(config, Arc::new(CachedClock::shared()))
+}
+
+/// Builds the generator a config asks for, on the given clock.
+pub fn generator_on(
+    config: &Config,
+    clock: Arc<dyn Clock>,
+) -> Result<ServerGenerator, snowflake::Error> {
+    let node: Vec<(&str, u64)> = config.node.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    let builder = Generator::builder(config.layout.clone())
+        .node(&node)
+        .clock(clock);
+    match &config.state_file {
+        Some(path) => builder.store(FileMarkStore::new(path)).build(),
+        None => builder.build(),
+    }
+}
+
+/// Why the service stopped with an error.
+#[derive(Debug)]
+pub enum ServeError {
+    /// The configuration or the generator's start was refused.
+    Generator(snowflake::Error),
+    /// The listener could not be bound or failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Generator(err) => err.fmt(f),
+            ServeError::Io(err) => write!(f, "cannot serve: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Runs the service until SIGTERM or Ctrl-C; requests in flight finish, then
+/// the generator's mark is flushed to the state file.
+pub async fn serve(config: Config) -> Result<(), ServeError> {
+    let generator = Arc::new(generator(&config).map_err(ServeError::Generator)?);
+    if config.state_file.is_none() {
+        tracing::warn!(
+            "no --state-file: a restart with the clock set back could repeat IDs; \
+             give one in production"
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(ServeError::Io)?;
+    let addr = listener.local_addr().map_err(ServeError::Io)?;
+    tracing::info!(%addr, layout = %config.layout, "listening on http://{addr}/");
+    let state = Arc::new(AppState::new(Arc::clone(&generator)));
+    let router = app(state, &config);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(ServeError::Io)?;
+    tracing::info!("shutting down");
+    match Arc::try_unwrap(generator) {
+        Ok(generator) => generator.close().map_err(ServeError::Generator)?,
+        // Still shared: the mark stays a window ahead, which is safe; a quick
+        // restart waits it out.
+        Err(_) => tracing::warn!("the generator is still in use; its mark was not shrunk"),
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("signal received; finishing requests in flight");
+}

@@ -1,0 +1,470 @@
+//! Every route and every error class, through the router in process.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use snowflake::Layout;
+use snowflake_server::{AppState, Config, app, generator, generator_on};
+use tower::ServiceExt;
+
+struct Reply {
+    status: StatusCode,
+    content_type: String,
+    headers: axum::http::HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8(self.body.clone()).unwrap()
+    }
+}
+
+fn config() -> Config {
+    Config {
+        node: vec![("datacenter".into(), 2), ("machine".into(), 5)],
+        ..Config::default()
+    }
+}
+
+async fn send_with(config: &Config, request: Request<Body>) -> Reply {
+    let generator = Arc::new(generator(config).unwrap());
+    let router = app(Arc::new(AppState::new(generator)), config);
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
+    Reply {
+        status,
+        content_type,
+        headers,
+        body,
+    }
+}
+
+async fn get(uri: &str) -> Reply {
+    send_with(&config(), Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+fn assert_problem(reply: &Reply, status: StatusCode, field: Option<&str>, detail: &str) {
+    assert_eq!(reply.status, status, "{}", reply.text());
+    assert_eq!(reply.content_type, "application/problem+json");
+    let p = reply.json();
+    assert_eq!(p["status"], status.as_u16());
+    assert!(p["type"].as_str().unwrap().starts_with("https://"));
+    assert!(p["title"].is_string());
+    assert!(
+        p["detail"].as_str().unwrap().contains(detail),
+        "{} does not contain {detail}",
+        p["detail"]
+    );
+    match field {
+        Some(field) => assert_eq!(p["field"], field),
+        None => assert!(p.get("field").is_none()),
+    }
+}
+
+#[tokio::test]
+async fn compose_worked_example_is_the_cli_json() {
+    let reply =
+        get("/api/v1/compose?timestamp=1288834975657&datacenter=1&machine=1&sequence=0").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let twitter = Layout::twitter();
+    let expected = serde_json::to_value(twitter.decode(4194439168.into()).unwrap()).unwrap();
+    assert_eq!(reply.json(), expected);
+}
+
+#[tokio::test]
+async fn compose_follows_the_layout_and_defaults_to_now() {
+    let reply = get(
+        "/api/v1/compose?layout=discord&timestamp=1462015105796&worker=1&process=0&increment=7",
+    )
+    .await;
+    assert_eq!(reply.json()["id"], "175928847299117063");
+    let reply = get("/api/v1/compose?machine=3").await;
+    let ts = reply.json()["timestamp_ms"].as_i64().unwrap();
+    let now = snowflake::Clock::now_ms(&snowflake::SystemClock);
+    assert!((now - ts).abs() < 60_000);
+    // An empty parameter, as an empty form field sends, means 0.
+    let reply = get("/api/v1/compose?timestamp=1288834975657&machine=&datacenter=1").await;
+    assert_eq!(reply.json()["fields"]["machine"], 0);
+}
+
+#[tokio::test]
+async fn compose_errors_name_the_field() {
+    let cases = [
+        (
+            "/api/v1/compose?machine=32",
+            "machine",
+            "machine 32 is out of range 0..=31 (5 bits)",
+        ),
+        (
+            "/api/v1/compose?machine=-1",
+            "machine",
+            "machine -1 is out of range",
+        ),
+        (
+            "/api/v1/compose?datacenter=x",
+            "datacenter",
+            "is not a whole number",
+        ),
+        (
+            "/api/v1/compose?worker=1",
+            "worker",
+            "its fields are datacenter, machine, sequence",
+        ),
+        (
+            "/api/v1/compose?timestamp=1288834974656",
+            "timestamp",
+            "before the layout's epoch",
+        ),
+        (
+            "/api/v1/compose?timestamp=3487858230209",
+            "timestamp",
+            "2080-07-10T17:30:30.208Z",
+        ),
+        (
+            "/api/v1/compose?timestamp=soon",
+            "timestamp",
+            "is not a time",
+        ),
+        ("/api/v1/compose?layout=flickr", "layout", "unknown layout"),
+        (
+            "/api/v1/compose?layout=time:41,x:3",
+            "layout",
+            "add up to 44 bits",
+        ),
+        (
+            "/api/v1/compose?tick_ms=0",
+            "tick_ms",
+            "tick_ms 0 is not allowed",
+        ),
+    ];
+    for (uri, field, detail) in cases {
+        assert_problem(
+            &get(uri).await,
+            StatusCode::BAD_REQUEST,
+            Some(field),
+            detail,
+        );
+    }
+}
+
+#[tokio::test]
+async fn decode_and_its_errors() {
+    let reply = get("/api/v1/decode/1541815603606036480").await;
+    let v = reply.json();
+    assert_eq!(v["time"], "2022-06-28T16:07:40.105Z");
+    assert_eq!(v["fields"]["machine"], 26);
+    let reply = get("/api/v1/decode/175928847299117063?layout=discord").await;
+    assert_eq!(reply.json()["timestamp_ms"], 1462015105796i64);
+    assert_eq!(
+        get("/api/v1/decode/0xfa021000").await.json()["id"],
+        "4194439168"
+    );
+    assert_problem(
+        &get("/api/v1/decode/18446744073709551616").await,
+        StatusCode::BAD_REQUEST,
+        Some("id"),
+        "does not fit in 64 bits",
+    );
+    assert_problem(
+        &get("/api/v1/decode/9223372036854775808").await,
+        StatusCode::BAD_REQUEST,
+        Some("id"),
+        "sign bit",
+    );
+    assert_problem(
+        &get("/api/v1/decode/abc").await,
+        StatusCode::BAD_REQUEST,
+        Some("id"),
+        "not a decimal number",
+    );
+}
+
+#[tokio::test]
+async fn bounds_and_layouts() {
+    let v = get("/api/v1/bounds?from=2010-11-04T01:42:55.657Z&to=1288834975657")
+        .await
+        .json();
+    assert_eq!(v["first"], (1000u64 << 22).to_string());
+    assert_eq!(v["last"], ((1000u64 << 22) | ((1 << 22) - 1)).to_string());
+    assert_problem(
+        &get("/api/v1/bounds?to=1").await,
+        StatusCode::BAD_REQUEST,
+        Some("from"),
+        "from is required",
+    );
+    assert_problem(
+        &get("/api/v1/bounds?from=2&to=1").await,
+        StatusCode::BAD_REQUEST,
+        Some("from"),
+        "is after to",
+    );
+    let layouts = get("/api/v1/layouts").await.json();
+    let names: Vec<&str> = layouts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["twitter", "discord", "instagram", "sonyflake", "mastodon"]
+    );
+}
+
+#[tokio::test]
+async fn ids_come_from_this_node_strictly_increasing() {
+    let config = config();
+    let generator = Arc::new(generator(&config).unwrap());
+    let state = Arc::new(AppState::new(Arc::clone(&generator)));
+    let router = app(state, &config);
+    let mut all = Vec::new();
+    for _ in 0..3 {
+        let request = Request::post("/api/v1/ids?count=5000")
+            .body(Body::empty())
+            .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["layout"], "twitter");
+        for id in v["ids"].as_array().unwrap() {
+            all.push(id.as_str().unwrap().parse::<u64>().unwrap());
+        }
+    }
+    assert_eq!(all.len(), 15000);
+    assert!(all.windows(2).all(|w| w[0] < w[1]));
+    let twitter = Layout::twitter();
+    let d = twitter.decode(all[0].into()).unwrap();
+    assert_eq!(
+        (d.field("datacenter"), d.field("machine")),
+        (Some(2), Some(5))
+    );
+    assert_eq!(generator.stats().issued, 15000);
+}
+
+#[tokio::test]
+async fn ids_default_count_plain_text_and_limits() {
+    let reply = get("/api/v1/ids").await;
+    assert_eq!(reply.json()["ids"].as_array().unwrap().len(), 1);
+    let request = Request::get("/api/v1/ids?count=3")
+        .header(header::ACCEPT, "text/plain")
+        .body(Body::empty())
+        .unwrap();
+    let reply = send_with(&config(), request).await;
+    assert!(reply.content_type.starts_with("text/plain"));
+    assert_eq!(reply.text().lines().count(), 3);
+    let reply = get("/api/v1/ids?count=100000").await;
+    assert_eq!(reply.json()["ids"].as_array().unwrap().len(), 100_000);
+    for bad in ["0", "100001", "-1", "x"] {
+        assert_problem(
+            &get(&format!("/api/v1/ids?count={bad}")).await,
+            StatusCode::BAD_REQUEST,
+            Some("count"),
+            "a count is 1 to 100000",
+        );
+    }
+}
+
+#[tokio::test]
+async fn generic_errors_are_problems_too() {
+    assert_problem(
+        &get("/api/v1/nope").await,
+        StatusCode::NOT_FOUND,
+        None,
+        "no such route",
+    );
+    let request = Request::builder()
+        .method(Method::DELETE)
+        .uri("/api/v1/layouts")
+        .body(Body::empty())
+        .unwrap();
+    let reply = send_with(&config(), request).await;
+    assert_problem(&reply, StatusCode::METHOD_NOT_ALLOWED, None, "method");
+    assert!(reply.headers.contains_key(header::ALLOW));
+    let request = Request::post("/api/v1/ids")
+        .header(header::CONTENT_LENGTH, "100000")
+        .body(Body::from(vec![b'x'; 100_000]))
+        .unwrap();
+    assert_problem(
+        &send_with(&config(), request).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        "too large",
+    );
+    // Bytes that are not UTF-8 arrive replaced, and are reported as such.
+    assert_problem(
+        &get("/api/v1/compose?machine=%FF").await,
+        StatusCode::BAD_REQUEST,
+        Some("machine"),
+        "is not a whole number",
+    );
+}
+
+#[tokio::test]
+async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
+    // A state file whose mark lies an hour ahead: the generator refuses to
+    // start, so the service cannot be built with it at all.
+    let dir = std::env::temp_dir().join(format!("snowflake-server-ahead-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mark");
+    let ahead = snowflake::Clock::now_ms(&snowflake::SystemClock) + 3_600_000;
+    std::fs::write(&path, format!("{ahead}\n")).unwrap();
+    let config = Config {
+        state_file: Some(path),
+        ..config()
+    };
+    let err = generator(&config).unwrap_err();
+    assert!(
+        err.to_string().contains("behind the high-water mark"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The clock steps back beyond the tolerance: not ready, and IDs are a 503
+/// that says why, until the clock catches up.
+#[tokio::test]
+async fn clock_far_behind_is_503_until_it_catches_up() {
+    let clock = Arc::new(snowflake::ManualClock::new(1_700_000_000_000));
+    let config = config();
+    let generator = Arc::new(generator_on(&config, clock.clone()).unwrap());
+    let router = app(Arc::new(AppState::new(generator)), &config);
+    let call = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let response = router
+                .oneshot(Request::post(uri).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status();
+            let retry = response.headers().get(header::RETRY_AFTER).cloned();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            (
+                status,
+                retry,
+                serde_json::from_slice::<Value>(&body).unwrap(),
+            )
+        }
+    };
+    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+    clock.advance(-2_000);
+    let (status, retry, problem) = call("/api/v1/ids").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(retry.is_some());
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("backwards by 2000 ms")
+    );
+    let response = router
+        .clone()
+        .oneshot(Request::get("/readyz").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    clock.advance(2_001);
+    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn health_readiness_and_metrics() {
+    assert_eq!(get("/healthz").await.json()["status"], "ok");
+    assert_eq!(get("/readyz").await.json()["status"], "ready");
+    let config = config();
+    let generator = Arc::new(generator(&config).unwrap());
+    let router = app(Arc::new(AppState::new(generator)), &config);
+    for uri in ["/api/v1/ids?count=7", "/api/v1/compose?machine=99"] {
+        let request = Request::get(uri).body(Body::empty()).unwrap();
+        router.clone().oneshot(request).await.unwrap();
+    }
+    let request = Request::get("/metrics").body(Body::empty()).unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    for needle in [
+        "snowflake_ids_issued_total",
+        "snowflake_clock_backwards_total",
+        "snowflake_sequence_exhaustion_waits_total",
+        "http_requests_total{route=\"/api/v1/compose\",method=\"GET\",status=\"400\"}",
+        "http_request_duration_seconds_bucket{route=\"/api/v1/ids\"",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from\n{text}");
+    }
+}
+
+#[tokio::test]
+async fn openapi_describes_every_route() {
+    let doc = get("/api/v1/openapi.json").await.json();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+    for path in [
+        "/api/v1/compose",
+        "/api/v1/decode/{id}",
+        "/api/v1/bounds",
+        "/api/v1/layouts",
+        "/api/v1/ids",
+        "/api/v1/openapi.json",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+    ] {
+        assert!(doc["paths"].get(path).is_some(), "{path} missing");
+    }
+}
+
+#[tokio::test]
+async fn page_is_served_in_the_browser_language() {
+    let request = Request::get("/")
+        .header(header::ACCEPT_LANGUAGE, "de-DE,de;q=0.9,en;q=0.5")
+        .body(Body::empty())
+        .unwrap();
+    let reply = send_with(&config(), request).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert!(reply.content_type.starts_with("text/html"));
+    let html = reply.text();
+    assert!(html.contains("lang=\"de\""), "{html}");
+    for asset in ["/assets/app.js", "/assets/style.css"] {
+        assert_eq!(get(asset).await.status, StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn slow_requests_time_out_as_problems() {
+    let config = Config {
+        request_timeout: Duration::from_millis(1),
+        ..config()
+    };
+    // 100,000 IDs take at least 24 ms at the layout's ceiling.
+    let request = Request::get("/api/v1/ids?count=100000")
+        .body(Body::empty())
+        .unwrap();
+    let reply = send_with(&config, request).await;
+    // The handler is synchronous once it starts, so it either beats the
+    // timer or is cut off; both must be well-formed.
+    if reply.status != StatusCode::OK {
+        assert_problem(&reply, StatusCode::REQUEST_TIMEOUT, None, "too long");
+    }
+}
