@@ -571,7 +571,9 @@ impl<C: Clock> Generator<C> {
         let Some((behind_ms, err)) = self.behind(now, last) else {
             return Ok(());
         };
-        self.counters.clock_backwards.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .clock_backwards
+            .fetch_add(1, Ordering::Relaxed);
         self.counters
             .clock_backwards_max_ms
             .fetch_max(behind_ms, Ordering::Relaxed);
