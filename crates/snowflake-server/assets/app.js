@@ -211,6 +211,16 @@ Wählen Sie oben eines, und die Eingaben und die Bits folgen ihm.</p>`,
     return text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
   }
 
+  // Like t(), into a node, each value in a span that does not wrap, so an
+  // ISO date never breaks at its hyphens.
+  function fill(node, key, vars) {
+    const template = STRINGS[state.lang][key] ?? STRINGS.en[key] ?? key;
+    const parts = template.split(/\{(\w+)\}/);
+    node.replaceChildren(
+      ...parts.map((part, i) => (i % 2 === 1 && part in vars ? el('span', { className: 'nowrap', text: String(vars[part]) }) : part)),
+    );
+  }
+
   function formatNumber(value, options) {
     return new Intl.NumberFormat(state.lang, options).format(value);
   }
@@ -428,14 +438,14 @@ Wählen Sie oben eines, und die Eingaben und die Bits folgen ihm.</p>`,
       info.textContent = '';
       return;
     }
-    info.textContent = t('layout.info', {
+    fill(info, 'layout.info', {
       epoch: layout.epoch,
       tick: formatNumber(layout.tick_ms),
       last: layout.last,
       ids: formatNumber(layout.ids_per_ms, { maximumFractionDigits: 2 }),
       nodes: formatNumber(layout.nodes),
     });
-    $('#hint-timestamp').textContent = t('timestamp.hint', {
+    fill($('#hint-timestamp'), 'timestamp.hint', {
       from: layout.epoch.slice(0, 10),
       to: layout.last.slice(0, 10),
     });
