@@ -172,9 +172,10 @@ impl LayoutBuilder {
     /// assert_eq!(err.to_string(), "invalid layout: field \"a\" appears twice");
     /// ```
     pub fn build(self) -> Result<Layout, Error> {
-        if !(1..=63).contains(&self.time_bits) {
+        // 63 bits of time units would end past i64 milliseconds.
+        if !(1..=62).contains(&self.time_bits) {
             return Err(Error::invalid_layout(alloc::format!(
-                "the time field has {} bits; it needs 1 to 63",
+                "the time field has {} bits; it needs 1 to 62",
                 self.time_bits
             )));
         }
@@ -995,7 +996,8 @@ mod tests {
             ("time:41,sign:22", "is reserved"),
             ("time:41,time:22", "time appears twice"),
             ("time:41,machine:30", "add up to 71 bits"),
-            ("time:64", "it needs 1 to 63"),
+            ("time:64", "it needs 1 to 62"),
+            ("time:63", "it needs 1 to 62"),
         ];
         for (input, expected) in cases {
             match Layout::parse(input) {
