@@ -31,6 +31,53 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Run the web tool and the JSON API that hands out IDs.
     Serve(ServeArgs),
+    /// Cluster mode on etcd: which nodes hold which slots.
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// List the slots in use, by whom and since when.
+    Status(ClusterStatusArgs),
+}
+
+/// Where the cluster lives on etcd.
+#[derive(Debug, Args, Clone)]
+pub struct EtcdArgs {
+    /// etcd endpoints, comma-separated: http://10.0.0.1:2379,http://10.0.0.2:2379.
+    #[arg(
+        long,
+        value_name = "URL[,URL...]",
+        env = "SNOWFLAKE_ETCD",
+        value_delimiter = ','
+    )]
+    pub etcd: Vec<String>,
+    /// The cluster's name; clusters with other names share nothing.
+    #[arg(
+        long,
+        default_value = "default",
+        env = "SNOWFLAKE_CLUSTER",
+        value_name = "NAME"
+    )]
+    pub cluster: String,
+    /// A PEM CA certificate: talk to etcd over TLS, trusting it.
+    #[arg(long, value_name = "PATH", env = "SNOWFLAKE_ETCD_CA")]
+    pub etcd_ca: Option<PathBuf>,
+    /// etcd user; the password comes from SNOWFLAKE_ETCD_PASSWORD.
+    #[arg(long, value_name = "USER", env = "SNOWFLAKE_ETCD_USER")]
+    pub etcd_user: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ClusterStatusArgs {
+    #[command(flatten)]
+    pub etcd: EtcdArgs,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which layout, with optional overrides.
@@ -242,6 +289,16 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub max_concurrency: String,
+    #[command(flatten)]
+    pub etcd: EtcdArgs,
+    /// Cluster mode: seconds the slot's lease lives without renewal.
+    #[arg(
+        long,
+        default_value = "10",
+        env = "SNOWFLAKE_LEASE_TTL",
+        value_name = "SECS"
+    )]
+    pub lease_ttl: String,
 }
 
 impl ServeArgs {

@@ -3,6 +3,7 @@
 //! formats results.
 
 mod args;
+mod cluster;
 mod generate;
 mod render;
 mod serve;
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use snowflake::{Clock, Error, ErrorKind, Id, Layout, SystemClock};
 
-use args::{Cli, Command};
+use args::{Cli, ClusterCommand, Command};
 use snowflake_server::input::{self, parse_fields};
 
 /// Why a command failed, and so which exit status it gets.
@@ -148,6 +149,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Generate(args) => generate::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),
     }
 }
 

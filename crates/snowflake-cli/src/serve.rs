@@ -11,7 +11,22 @@ use crate::Failure;
 use crate::args::{LogFormat, ServeArgs};
 
 pub fn run(args: &ServeArgs) -> Result<(), Failure> {
-    let config = config(args)?;
+    let mut config = config(args)?;
+    if !args.etcd.etcd.is_empty() {
+        if args.state_file.is_some() {
+            return Err(Failure::Usage(Error::invalid_value(
+                "state_file",
+                "",
+                "in cluster mode the mark lives in etcd; leave out --state-file",
+            )));
+        }
+        config.cluster = Some(crate::cluster::config(
+            &args.etcd,
+            &config.layout,
+            config.node.clone(),
+            &args.lease_ttl,
+        )?);
+    }
     init_logging(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -73,6 +88,7 @@ fn config(args: &ServeArgs) -> Result<Config, Error> {
         state_file: args.state_file.clone(),
         request_timeout: Duration::from_secs(request_timeout),
         max_concurrency,
+        cluster: None,
     })
 }
 

@@ -76,7 +76,7 @@ pub async fn compose(
     let layout = layout_of(&params)?;
     let timestamp = match params.get("timestamp").filter(|t| !t.trim().is_empty()) {
         Some(text) => parse_time("timestamp", text)?,
-        None => state.generator().clock().now_ms(),
+        None => state.clock().now_ms(),
     };
     let mut values = Vec::new();
     for (name, text) in &params {

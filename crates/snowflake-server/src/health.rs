@@ -33,8 +33,7 @@ pub async fn healthz() -> Response {
         (status = 503, description = "cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Problem> {
-    state.generator.ready()?;
-    Ok(Json(serde_json::json!({"status": "ready"})).into_response())
+    Ok(Json(state.ready()?).into_response())
 }
 
 /// Prometheus metrics.

@@ -26,6 +26,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use snowflake::{CachedClock, Clock, FileMarkStore, Generator, Layout};
+use snowflake_etcd::{Cluster, ClusterConfig};
 use tower::ServiceBuilder;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
@@ -54,6 +55,8 @@ pub struct Config {
     pub request_timeout: Duration,
     /// How many requests are served at once; more wait.
     pub max_concurrency: usize,
+    /// Cluster mode: lease a slot on etcd instead of a fixed node identity.
+    pub cluster: Option<ClusterConfig>,
 }
 
 impl Default for Config {
@@ -65,6 +68,7 @@ impl Default for Config {
             state_file: None,
             request_timeout: Duration::from_secs(10),
             max_concurrency: 1024,
+            cluster: None,
         }
     }
 }
@@ -72,9 +76,20 @@ impl Default for Config {
 /// Request bodies are small or absent; anything larger is refused with 413.
 const BODY_LIMIT: usize = 64 * 1024;
 
+/// Where IDs come from: one node on its own, or a node of a cluster that
+/// holds a slot only while its lease on etcd lasts.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A fixed node identity.
+    Standalone(Arc<ServerGenerator>),
+    /// A slot leased from etcd.
+    Cluster(Cluster),
+}
+
 /// What every handler shares.
 pub struct AppState {
-    generator: Arc<ServerGenerator>,
+    source: Source,
+    clock: Arc<dyn Clock>,
     metrics: PrometheusHandle,
     layout_name: String,
 }
@@ -82,7 +97,7 @@ pub struct AppState {
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AppState")
-            .field("generator", &self.generator)
+            .field("source", &self.source)
             .finish_non_exhaustive()
     }
 }
@@ -90,20 +105,78 @@ impl std::fmt::Debug for AppState {
 impl AppState {
     /// State around a generator built by the caller.
     pub fn new(generator: Arc<ServerGenerator>) -> Self {
+        let clock = Arc::clone(generator.clock());
+        let layout = generator.layout().clone();
+        AppState::with_source(Source::Standalone(generator), layout, clock)
+    }
+
+    /// State around any source of IDs.
+    pub fn with_source(source: Source, layout: Layout, clock: Arc<dyn Clock>) -> Self {
         AppState {
-            layout_name: generator.layout().name().into_owned(),
-            generator,
+            layout_name: layout.name().into_owned(),
+            source,
+            clock,
             metrics: metrics_handle(),
         }
     }
 
-    /// The generator, for shutdown and for tests.
-    pub fn generator(&self) -> &Arc<ServerGenerator> {
-        &self.generator
+    /// The clock the service reads for "now".
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Runs `issue` on the generator the node may issue from now. In a
+    /// cluster the fence is checked before and after, so IDs made while the
+    /// process was paused past its lease are never handed out.
+    fn with_generator<T>(
+        &self,
+        issue: impl FnOnce(&ServerGenerator) -> Result<T, snowflake::Error>,
+    ) -> Result<T, Problem> {
+        match &self.source {
+            Source::Standalone(generator) => Ok(issue(generator)?),
+            Source::Cluster(cluster) => {
+                let holding = cluster
+                    .current()
+                    .map_err(|why| Problem::unavailable(why.to_string()))?;
+                let out = issue(&holding.generator)?;
+                if !cluster.still_valid(&holding) {
+                    return Err(Problem::unavailable(
+                        "fenced: the lease on etcd ended while these IDs were made; none were issued",
+                    ));
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Whether the node can issue now, and if not, why.
+    pub fn ready(&self) -> Result<serde_json::Value, Problem> {
+        self.with_generator(|g| g.ready())?;
+        Ok(match &self.source {
+            Source::Standalone(_) => serde_json::json!({"status": "ready"}),
+            Source::Cluster(cluster) => {
+                let status = cluster.status();
+                serde_json::json!({
+                    "status": "ready",
+                    "slot": status.slot,
+                    "lease_remaining_s": status.lease_remaining_s,
+                    "fencing_events": status.fencing_events,
+                })
+            }
+        })
     }
 
     /// `count` fresh IDs as the response body: JSON, or one per line.
-    fn issue(&self, count: u64, plain: bool) -> Result<Vec<u8>, snowflake::Error> {
+    fn issue(&self, count: u64, plain: bool) -> Result<Vec<u8>, Problem> {
+        self.with_generator(|generator| self.write_ids(generator, count, plain))
+    }
+
+    fn write_ids(
+        &self,
+        generator: &ServerGenerator,
+        count: u64,
+        plain: bool,
+    ) -> Result<Vec<u8>, snowflake::Error> {
         let mut body = Vec::with_capacity(count as usize * 22 + 64);
         if !plain {
             body.extend_from_slice(b"{\"layout\":");
@@ -118,7 +191,7 @@ impl AppState {
         let mut buf = [0u8; 20];
         let mut first = true;
         while left > 0 {
-            let batch = self.generator.next_ids(left)?;
+            let batch = generator.next_ids(left)?;
             left -= batch.len() as u64;
             for id in batch {
                 if plain {
@@ -144,7 +217,28 @@ impl AppState {
     /// Copies the generator's counters into the metrics registry; called on
     /// each scrape, so the hot path pays nothing for them.
     fn publish_generator_metrics(&self) {
-        let stats = self.generator.stats();
+        let generator = match &self.source {
+            Source::Standalone(generator) => Some(Arc::clone(generator)),
+            Source::Cluster(cluster) => {
+                let status = cluster.status();
+                metrics::counter!("snowflake_cluster_fencing_events_total")
+                    .absolute(status.fencing_events);
+                metrics::gauge!("snowflake_cluster_lease_remaining_seconds")
+                    .set(status.lease_remaining_s.unwrap_or(0.0));
+                metrics::gauge!("snowflake_cluster_slot_held").set(if status.slot.is_some() {
+                    1.0
+                } else {
+                    0.0
+                });
+                cluster.current().ok().map(|h| Arc::clone(&h.generator))
+            }
+        };
+        let ready = self.ready().is_ok();
+        metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 });
+        let Some(generator) = generator else {
+            return;
+        };
+        let stats = generator.stats();
         metrics::counter!("snowflake_ids_issued_total").absolute(stats.issued);
         metrics::counter!("snowflake_sequence_exhaustion_waits_total")
             .absolute(stats.exhaustion_waits);
@@ -153,8 +247,6 @@ impl AppState {
             .set(stats.clock_backwards_max_ms as f64);
         metrics::gauge!("snowflake_lead_ms").set(stats.lead_ms as f64);
         metrics::counter!("snowflake_mark_writes_total").absolute(stats.mark_writes);
-        let ready = self.generator.ready().is_ok();
-        metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 });
     }
 }
 
@@ -271,30 +363,50 @@ impl std::error::Error for ServeError {}
 /// Runs the service until SIGTERM or Ctrl-C; requests in flight finish, then
 /// the generator's mark is flushed to the state file.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
-    let generator = Arc::new(generator(&config).map_err(ServeError::Generator)?);
-    if config.state_file.is_none() {
-        tracing::warn!(
-            "no --state-file: a restart with the clock set back could repeat IDs; \
-             give one in production"
-        );
-    }
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(ServeError::Io)?;
     let addr = listener.local_addr().map_err(ServeError::Io)?;
+    let (source, clock): (Source, Arc<dyn Clock>) = match &config.cluster {
+        None => {
+            let generator = Arc::new(generator(&config).map_err(ServeError::Generator)?);
+            if config.state_file.is_none() {
+                tracing::warn!(
+                    "no --state-file: a restart with the clock set back could repeat IDs; \
+                     give one in production"
+                );
+            }
+            let clock = Arc::clone(generator.clock());
+            (Source::Standalone(generator), clock)
+        }
+        Some(cluster) => {
+            let mut cluster = cluster.clone();
+            cluster.info.address = format!("http://{addr}/");
+            let clock = Arc::clone(&cluster.clock);
+            tracing::info!(endpoints = ?cluster.endpoints, name = %cluster.name, "joining the cluster");
+            (Source::Cluster(Cluster::start(cluster)), clock)
+        }
+    };
     tracing::info!(%addr, layout = %config.layout, "listening on http://{addr}/");
-    let state = Arc::new(AppState::new(Arc::clone(&generator)));
+    let state = Arc::new(AppState::with_source(
+        source.clone(),
+        config.layout.clone(),
+        clock,
+    ));
     let router = app(state, &config);
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown_signal())
         .await
         .map_err(ServeError::Io)?;
     tracing::info!("shutting down");
-    match Arc::try_unwrap(generator) {
-        Ok(generator) => generator.close().map_err(ServeError::Generator)?,
-        // Still shared: the mark stays a window ahead, which is safe; a quick
-        // restart waits it out.
-        Err(_) => tracing::warn!("the generator is still in use; its mark was not shrunk"),
+    match source {
+        Source::Standalone(generator) => match Arc::try_unwrap(generator) {
+            Ok(generator) => generator.close().map_err(ServeError::Generator)?,
+            // Still shared: the mark stays a window ahead, which is safe; a
+            // quick restart waits it out.
+            Err(_) => tracing::warn!("the generator is still in use; its mark was not shrunk"),
+        },
+        Source::Cluster(cluster) => cluster.shutdown().await,
     }
     Ok(())
 }

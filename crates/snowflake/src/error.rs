@@ -217,6 +217,17 @@ impl Error {
         })
     }
 
+    /// The error for a [`MarkStore`](crate::MarkStore) that could not read or
+    /// write its mark; its kind is [`ErrorKind::Store`].
+    ///
+    /// ```
+    /// let err = snowflake::Error::store_failure("etcd did not answer in time");
+    /// assert_eq!(err.kind(), snowflake::ErrorKind::Store);
+    /// ```
+    pub fn store_failure(message: impl Into<String>) -> Self {
+        Error::store(message)
+    }
+
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn store(message: impl Into<String>) -> Self {
         Error::new(Repr::Store {

@@ -1,0 +1,124 @@
+//! Cluster mode settings from flags, and `snowflake cluster status`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use snowflake::{CachedClock, DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
+use snowflake_etcd::{ClusterConfig, NodeInfo};
+
+use crate::Failure;
+use crate::args::{ClusterStatusArgs, EtcdArgs};
+
+/// The password never comes from a flag, where `ps` would show it.
+const PASSWORD_ENV: &str = "SNOWFLAKE_ETCD_PASSWORD";
+
+pub fn config(
+    etcd: &EtcdArgs,
+    layout: &Layout,
+    fixed: Vec<(String, u64)>,
+    lease_ttl: &str,
+) -> Result<ClusterConfig, Failure> {
+    let ttl = lease_ttl
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|s| (2..=600).contains(s))
+        .ok_or_else(|| {
+            Error::invalid_value("lease_ttl", lease_ttl, "a lease lives 2 to 600 seconds")
+        })?;
+    snowflake_etcd::slot_space(layout, &fixed)?;
+    let ca_pem = match &etcd.etcd_ca {
+        None => None,
+        Some(path) => Some(std::fs::read(path).map_err(|err| {
+            Failure::Runtime(format!("cannot read the etcd CA {}: {err}", path.display()))
+        })?),
+    };
+    let auth = match &etcd.etcd_user {
+        None => None,
+        Some(user) => Some((
+            user.clone(),
+            std::env::var(PASSWORD_ENV).map_err(|_| {
+                Error::invalid_value(
+                    "etcd_user",
+                    user,
+                    "set its password in SNOWFLAKE_ETCD_PASSWORD",
+                )
+            })?,
+        )),
+    };
+    let lease_ttl = Duration::from_secs(ttl);
+    Ok(ClusterConfig {
+        endpoints: endpoints(etcd)?,
+        name: etcd.cluster.clone(),
+        layout: layout.clone(),
+        fixed,
+        lease_ttl,
+        margin: ClusterConfig::default_margin(lease_ttl),
+        tolerance_ms: DEFAULT_TOLERANCE_MS,
+        reserve_ms: DEFAULT_RESERVE_MS,
+        clock: Arc::new(CachedClock::shared()),
+        info: NodeInfo {
+            hostname: hostname(),
+            pid: std::process::id(),
+            address: String::new(),
+            since_ms: 0,
+        },
+        auth,
+        ca_pem,
+    })
+}
+
+fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
+    let endpoints: Vec<String> = etcd
+        .etcd
+        .iter()
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect();
+    if endpoints.is_empty() {
+        return Err(Error::invalid_value(
+            "etcd",
+            "",
+            "give one or more etcd endpoints, such as http://127.0.0.1:2379",
+        ));
+    }
+    Ok(endpoints)
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
+    let layout = args.layout.resolve()?;
+    let config = config(&args.etcd, &layout, Vec::new(), "10")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| Failure::Runtime(format!("cannot start the runtime: {err}")))?;
+    let holders = runtime
+        .block_on(snowflake_etcd::holders(&config))
+        .map_err(|err| Failure::Runtime(format!("cannot read the cluster from etcd: {err}")))?;
+    if args.json {
+        let mut line = serde_json::to_string(&holders).unwrap_or_default();
+        line.push('\n');
+        return Ok(line);
+    }
+    if holders.is_empty() {
+        return Ok(format!("no slots in use in cluster {:?}\n", config.name));
+    }
+    let mut out = format!(
+        "{:<28} {:<20} {:>8}  {:<28} {}\n",
+        "slot", "hostname", "pid", "since", "address"
+    );
+    for h in holders {
+        out.push_str(&format!(
+            "{:<28} {:<20} {:>8}  {:<28} {}\n",
+            h.slot, h.node.hostname, h.node.pid, h.since, h.node.address
+        ));
+    }
+    Ok(out)
+}

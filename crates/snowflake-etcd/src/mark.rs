@@ -1,0 +1,151 @@
+//! The generator's high-water mark, kept in etcd under the slot.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use etcd_client::{Client, Compare, CompareOp, Txn, TxnOp};
+use snowflake::{Error, MarkStore};
+
+use crate::Inner;
+
+/// How long one etcd call for the mark may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub(crate) struct EtcdMarkStore {
+    pub(crate) writer: Arc<MarkWriter>,
+    pub(crate) inner: Weak<Inner>,
+    pub(crate) runtime: tokio::runtime::Handle,
+}
+
+/// Writes a slot's mark, fenced by the slot's lease. The session keeps the
+/// mark ahead of the clock in the background, so that the generator's own
+/// writes, which would block a request on a round trip to etcd, are rare.
+pub(crate) struct MarkWriter {
+    pub(crate) client: Client,
+    pub(crate) slot_key: String,
+    pub(crate) mark_key: String,
+    pub(crate) lease: i64,
+    /// The highest mark known to be stored; 0 before the first write.
+    pub(crate) durable: AtomicI64,
+}
+
+impl std::fmt::Debug for MarkWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MarkWriter")
+            .field("mark_key", &self.mark_key)
+            .field("durable", &self.durable)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MarkWriter {
+    /// Stores `mark_ms` if this node's lease still holds the slot.
+    pub(crate) async fn write(&self, mark_ms: i64) -> Result<(), Error> {
+        let mut client = self.client.clone();
+        let txn = Txn::new()
+            .when([Compare::lease(
+                self.slot_key.as_str(),
+                CompareOp::Equal,
+                self.lease,
+            )])
+            .and_then([TxnOp::put(
+                self.mark_key.as_str(),
+                mark_ms.to_string(),
+                None,
+            )]);
+        let resp = match tokio::time::timeout(CALL_TIMEOUT, client.txn(txn)).await {
+            Ok(Ok(resp)) => resp,
+            Ok(Err(err)) => return Err(Error::store_failure(format!("etcd: {err}"))),
+            Err(_) => return Err(Error::store_failure("etcd did not answer in time")),
+        };
+        if !resp.succeeded() {
+            return Err(Error::store_failure(
+                "the slot is no longer held by this node's lease",
+            ));
+        }
+        self.durable.fetch_max(mark_ms, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+impl EtcdMarkStore {
+    /// Runs an etcd call from the generator's synchronous code: on a worker
+    /// of a multi-threaded runtime it steps aside with `block_in_place`; on
+    /// any other thread it blocks on the runtime it was made on.
+    fn block<T, E: IntoStoreError>(
+        &self,
+        call: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, Error> {
+        let call = async {
+            match tokio::time::timeout(CALL_TIMEOUT, call).await {
+                Ok(result) => result.map_err(IntoStoreError::into_store_error),
+                Err(_) => Err(Error::store_failure("etcd did not answer in time")),
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(current)
+                if current.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread =>
+            {
+                Err(Error::store_failure(
+                    "the mark cannot be written from a current-thread runtime",
+                ))
+            }
+            Ok(_) => tokio::task::block_in_place(|| self.runtime.block_on(call)),
+            Err(_) => self.runtime.block_on(call),
+        }
+    }
+}
+
+impl MarkStore for EtcdMarkStore {
+    fn load(&self) -> Result<Option<i64>, Error> {
+        let mut client = self.writer.client.clone();
+        let key = self.writer.mark_key.clone();
+        let resp = self.block(async move { client.get(key, None).await })?;
+        match resp.kvs().first() {
+            None => Ok(None),
+            Some(kv) => std::str::from_utf8(kv.value())
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    Error::store_failure(format!("{} is not a mark", self.writer.mark_key))
+                }),
+        }
+    }
+
+    /// Writes the mark only while this node's lease still holds the slot,
+    /// and only before the node's own deadline: a fenced node cannot raise it.
+    fn save(&self, mark_ms: i64) -> Result<(), Error> {
+        if self.inner.upgrade().is_none_or(|inner| inner.fenced()) {
+            return Err(Error::store_failure(
+                "fenced: the slot's lease may have ended",
+            ));
+        }
+        // Already covered by a write the session made ahead of time.
+        if mark_ms <= self.writer.durable.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let writer = Arc::clone(&self.writer);
+        self.block(async move { writer.write(mark_ms).await.map_err(Wrapped) })
+    }
+}
+
+/// Carries a core error through `block`, which expects etcd's.
+struct Wrapped(Error);
+
+trait IntoStoreError {
+    fn into_store_error(self) -> Error;
+}
+
+impl IntoStoreError for etcd_client::Error {
+    fn into_store_error(self) -> Error {
+        Error::store_failure(format!("etcd: {self}"))
+    }
+}
+
+impl IntoStoreError for Wrapped {
+    fn into_store_error(self) -> Error {
+        self.0
+    }
+}
