@@ -2,6 +2,9 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use support::{free_port, http};
+
+mod support;
 
 fn snowflake() -> Command {
     let mut cmd = Command::cargo_bin("snowflake").unwrap();
@@ -365,33 +368,6 @@ fn generate_with_a_state_file_never_repeats_across_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// One HTTP/1.1 request over a real socket.
-fn http(addr: &str, method: &str, path: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let status = response[9..12].parse().unwrap();
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// `snowflake serve` on a real socket: it answers, and on SIGTERM it
 /// finishes, exits 0 and leaves the state file at the last ID it issued.
 #[test]
@@ -412,14 +388,14 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
         assert!(std::time::Instant::now() < deadline, "server did not start");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let (status, body) = http(&addr, "POST", "/api/v1/ids?count=10");
+    let (status, body) = http(&addr, "POST", "/api/v1/ids?count=10", "").unwrap();
     assert_eq!(status, 200, "{body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     let last: u64 = v["ids"][9].as_str().unwrap().parse().unwrap();
     let twitter = snowflake::Layout::twitter();
     let d = twitter.decode(snowflake::Id::new(last)).unwrap();
     assert_eq!(d.field("machine"), Some(9));
-    let (status, _) = http(&addr, "GET", "/readyz");
+    let (status, _) = http(&addr, "GET", "/readyz", "").unwrap();
     assert_eq!(status, 200);
     let kill = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

@@ -143,18 +143,23 @@ pub struct Holding {
 }
 
 impl Holding {
-    /// Keeps the slot's mark at least `reserve` ahead of the clock, writing
-    /// `2 × reserve` ahead when it falls short, off the request path.
+    /// Keeps the slot's mark ahead of the clock by the reserve plus the TTL,
+    /// topped up at each renewal, off the request path. The generator then
+    /// finds its own reservations already durable and never blocks a request
+    /// on etcd, not even while etcd elects a new leader; and a node that takes
+    /// the slot after the lease expired finds the mark at most the reserve
+    /// ahead of its clock.
     async fn keep_mark_ahead(&self, config: &ClusterConfig) {
         let now = config.clock.now_ms();
-        let reserve = config.reserve_ms as i64;
+        let ttl = config.lease_ttl.as_millis() as i64;
+        let ahead = config.reserve_ms as i64 + ttl;
         let durable = self.writer.durable.load(Ordering::Acquire);
-        // Never below what the generator itself reserved.
-        let floor = self.generator.stats().mark_ms.unwrap_or(0);
-        if durable - now >= reserve {
+        if durable - now >= ahead - ttl / 5 {
             return;
         }
-        if let Err(err) = self.writer.write((now + 2 * reserve).max(floor)).await {
+        // Never below what the generator itself reserved.
+        let floor = self.generator.stats().mark_ms.unwrap_or(0);
+        if let Err(err) = self.writer.write((now + ahead).max(floor)).await {
             tracing::warn!(slot = %self.slot, "cannot move the mark ahead: {err}");
         }
     }
@@ -422,7 +427,9 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
         .lease_keep_alive(lease)
         .await
         .map_err(|err| format!("cannot renew the lease: {err}"))?;
-    let period = config.lease_ttl / 3;
+    // Renewing five times a TTL leaves most of the TTL, after the margin,
+    // for etcd to elect a new leader before the node must fence itself.
+    let period = config.lease_ttl / 5;
     // One renewal may take this long before we try again.
     let attempt = (config.lease_ttl / 6).max(Duration::from_millis(200));
     let mut pause = period;
