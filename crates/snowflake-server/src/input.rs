@@ -4,6 +4,15 @@
 use snowflake::{Error, Layout};
 
 /// A time given as Unix milliseconds or as an RFC 3339 date.
+///
+/// ```
+/// use snowflake_server::input::parse_time;
+///
+/// assert_eq!(parse_time("from", "2010-11-04T01:42:55.657Z")?, 1288834975657);
+/// assert_eq!(parse_time("from", "1288834975657")?, 1288834975657);
+/// assert!(parse_time("from", "tomorrow").is_err());
+/// # Ok::<(), snowflake::Error>(())
+/// ```
 pub fn parse_time(field: &'static str, text: &str) -> Result<i64, Error> {
     let text = text.trim();
     if let Ok(ms) = text.parse::<i64>() {
@@ -16,6 +25,14 @@ pub fn parse_time(field: &'static str, text: &str) -> Result<i64, Error> {
 
 /// The layout named by `layout` (a preset or a custom spec), with the epoch
 /// and tick overridden where given.
+///
+/// ```
+/// use snowflake_server::input::resolve_layout;
+///
+/// let baidu = resolve_layout("time:29,worker:21,sequence:13", Some("1474300800000"), Some("1000"))?;
+/// assert_eq!(baidu.tick_ms(), 1000);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
 pub fn resolve_layout(
     layout: &str,
     epoch: Option<&str>,
@@ -39,6 +56,15 @@ pub fn resolve_layout(
 }
 
 /// Field values by name, each checked against the layout.
+///
+/// ```
+/// use snowflake_server::input::parse_fields;
+///
+/// let twitter = snowflake::Layout::twitter();
+/// assert_eq!(parse_fields(&twitter, &[("machine", "7")])?, [("machine", 7)]);
+/// assert!(parse_fields(&twitter, &[("machine", "32")]).is_err());
+/// # Ok::<(), snowflake::Error>(())
+/// ```
 pub fn parse_fields<'a>(
     layout: &Layout,
     pairs: &[(&'a str, &str)],

@@ -4,6 +4,23 @@
 //! [`app`] builds the whole service as a `Router`, so tests drive it with
 //! `tower::ServiceExt::oneshot` and no socket; [`serve`] runs it on a
 //! listener until SIGTERM or Ctrl-C, then flushes the generator's mark.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use axum::body::Body;
+//! use axum::http::{Request, StatusCode};
+//! use snowflake_server::{AppState, Config, app, generator};
+//! use tower::ServiceExt;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let config = Config::default();
+//! let state = Arc::new(AppState::new(Arc::new(generator(&config)?)));
+//! let request = Request::post("/api/v1/ids?count=3").body(Body::empty()).unwrap();
+//! let response = app(state, &config).oneshot(request).await.unwrap();
+//! assert_eq!(response.status(), StatusCode::OK);
+//! # Ok::<(), snowflake::Error>(())
+//! # }).unwrap();
+//! ```
 #![warn(missing_docs)]
 
 mod api;
