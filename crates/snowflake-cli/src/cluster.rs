@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{CachedClock, DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
+use snowflake::{DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
 use snowflake_etcd::{ClusterConfig, NodeInfo};
 
 use crate::Failure;
@@ -56,7 +56,7 @@ pub fn config(
         margin: ClusterConfig::default_margin(lease_ttl),
         tolerance_ms: DEFAULT_TOLERANCE_MS,
         reserve_ms: DEFAULT_RESERVE_MS,
-        clock: Arc::new(CachedClock::shared()),
+        clock: Arc::new(snowflake::SystemClock),
         info: NodeInfo {
             hostname: hostname(),
             pid: std::process::id(),

@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use snowflake::{CachedClock, Error, FileMarkStore, Generator};
+use snowflake::{Error, FileMarkStore, Generator, SystemClock};
 
 use crate::Failure;
 use crate::args::GenerateArgs;
@@ -24,7 +24,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let node = parse_fields(&layout, &pairs)?;
     let builder = Generator::builder(layout.clone())
         .node(&node)
-        .clock(CachedClock::shared());
+        .clock(SystemClock);
     let generator = match &args.state_file {
         Some(path) => builder.store(FileMarkStore::new(path)).build()?,
         None => builder.build()?,
@@ -60,7 +60,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
 }
 
 fn write_ids(
-    generator: &Generator<&'static CachedClock>,
+    generator: &Generator<SystemClock>,
     layout: &snowflake::Layout,
     count: u64,
     json: bool,
