@@ -8,7 +8,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use axum::body::Body;
-//! use axum::http::{Request, StatusCode};
+//! use axum::http::{Method, Request, StatusCode};
 //! use snowflake_server::{AppState, Config, app, generator};
 //! use tower::ServiceExt;
 //!
@@ -30,15 +30,16 @@ mod openapi;
 mod page;
 mod problem;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::MatchedPath;
-use axum::http::{Request, StatusCode};
+use axum::http::{Method, Request, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -293,23 +294,56 @@ fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
+/// The request metrics of one (route, method, status).
+#[derive(Clone)]
+struct RouteMetrics {
+    requests: metrics::Counter,
+    latency: metrics::Histogram,
+}
+
+/// Handles per route, then per (method, status): registered once, so a
+/// request costs two map lookups by reference and no allocation, instead of
+/// building owned labels and searching the registry.
+type RouteTable = HashMap<String, HashMap<(Method, u16), RouteMetrics>>;
+
+fn route_metrics(route: &str, method: &Method, status: StatusCode) -> RouteMetrics {
+    static TABLE: OnceLock<RwLock<RouteTable>> = OnceLock::new();
+    let table = TABLE.get_or_init(Default::default);
+    let key = (method.clone(), status.as_u16());
+    if let Some(found) = table
+        .read()
+        .ok()
+        .and_then(|t| t.get(route).and_then(|m| m.get(&key)).cloned())
+    {
+        return found;
+    }
+    let labels = [
+        ("route", route.to_string()),
+        ("method", method.to_string()),
+        ("status", status.as_u16().to_string()),
+    ];
+    let made = RouteMetrics {
+        requests: metrics::counter!("http_requests_total", &labels),
+        latency: metrics::histogram!("http_request_duration_seconds", &labels),
+    };
+    if let Ok(mut t) = table.write() {
+        t.entry(route.to_string())
+            .or_default()
+            .insert(key, made.clone());
+    }
+    made
+}
+
 /// Counts requests and times them by route and status.
 async fn record(request: Request<Body>, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
-    let method = request.method().to_string();
+    let route = request.extensions().get::<MatchedPath>().cloned();
+    let method = request.method().clone();
     let start = Instant::now();
     let response = next.run(request).await;
-    let labels = [
-        ("route", route),
-        ("method", method),
-        ("status", response.status().as_u16().to_string()),
-    ];
-    metrics::counter!("http_requests_total", &labels).increment(1);
-    metrics::histogram!("http_request_duration_seconds", &labels)
-        .record(start.elapsed().as_secs_f64());
+    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
+    let m = route_metrics(route, &method, response.status());
+    m.requests.increment(1);
+    m.latency.record(start.elapsed().as_secs_f64());
     response
 }
 
@@ -413,11 +447,22 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         config.layout.clone(),
         clock,
     ));
+    // The recorder folds histogram samples only when asked; without this an
+    // unscraped server would hold every sample it ever took.
+    let handle = state.metrics.clone();
+    let upkeep = tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            handle.run_upkeep();
+        }
+    });
     let router = app(state, &config);
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown_signal())
         .await
         .map_err(ServeError::Io)?;
+    upkeep.abort();
     tracing::info!("shutting down");
     match source {
         Source::Standalone(generator) => match Arc::try_unwrap(generator) {
