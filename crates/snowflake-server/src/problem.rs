@@ -1,9 +1,7 @@
 //! Every error response is `application/problem+json` (RFC 9457), built here.
 
 use axum::Json;
-use axum::body::Body;
-use axum::http::{HeaderValue, Request, StatusCode, header};
-use axum::middleware::Next;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use snowflake::ErrorKind;
@@ -102,8 +100,7 @@ impl IntoResponse for Problem {
 /// Turns the error responses that axum and tower produce themselves (405,
 /// 408, 413, 415, 503 from load shedding, a panic's 500) into problem+json,
 /// so that clients see one error format. Internal detail never reaches them.
-pub async fn problem_errors(request: Request<Body>, next: Next) -> Response {
-    let response = next.run(request).await;
+pub fn as_problem(response: Response) -> Response {
     let status = response.status();
     let is_problem = response
         .headers()
