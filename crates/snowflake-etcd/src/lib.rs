@@ -190,8 +190,12 @@ struct Inner {
 }
 
 impl Inner {
-    fn set_deadline(&self, sent: Instant) {
-        let until = sent + self.config.lease_ttl.saturating_sub(self.config.margin);
+    /// The node may issue until `ttl` (as etcd granted or renewed it) minus
+    /// the margin after the request was sent: etcd starts the lease's
+    /// countdown no earlier than that.
+    fn set_deadline(&self, sent: Instant, ttl_s: i64) {
+        let ttl = Duration::from_secs(u64::try_from(ttl_s).unwrap_or(0)).min(self.config.lease_ttl);
+        let until = sent + ttl.saturating_sub(self.config.margin);
         let nanos = until.saturating_duration_since(self.base).as_nanos() as u64;
         self.deadline.fetch_max(nanos, Ordering::AcqRel);
     }
@@ -416,17 +420,13 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     }
     let ttl_s = config.lease_ttl.as_secs().max(1) as i64;
     let sent = Instant::now();
-    let lease = client
+    let granted = client
         .lease_grant(ttl_s, None)
         .await
-        .map_err(|err| format!("cannot get a lease: {err}"))?
-        .id();
+        .map_err(|err| format!("cannot get a lease: {err}"))?;
+    let lease = granted.id();
     *last_lease = Some(lease);
-    inner.set_deadline(sent);
-    let (mut keeper, mut stream) = client
-        .lease_keep_alive(lease)
-        .await
-        .map_err(|err| format!("cannot renew the lease: {err}"))?;
+    inner.set_deadline(sent, granted.ttl());
     // Renewing five times a TTL leaves most of the TTL, after the margin,
     // for etcd to elect a new leader before the node must fence itself.
     let period = config.lease_ttl / 5;
@@ -434,6 +434,9 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     let attempt = (config.lease_ttl / 6).max(Duration::from_millis(200));
     let mut pause = period;
     let mut holding: Option<Arc<Holding>> = None;
+    // The renewal stream; dropped after any failure, so that a late answer
+    // to an old request is never taken for the answer to a new one.
+    let mut renewer = None;
     loop {
         if holding.is_none() {
             match slots::claim(inner, &mut client, lease).await {
@@ -456,34 +459,36 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
             }
         }
         tokio::time::sleep(pause).await;
+        if inner.fenced() {
+            return Err("the lease could not be renewed in time".into());
+        }
         // Renew; on failure retry soon, through any member, until the
         // deadline: an etcd leader change must not stop a node that is
         // still within its lease.
         let sent = Instant::now();
         let renewed = async {
+            let (keeper, stream) = match renewer.as_mut() {
+                Some(pair) => pair,
+                None => renewer.insert(client.lease_keep_alive(lease).await?),
+            };
             keeper.keep_alive().await?;
             stream.message().await
         };
         match tokio::time::timeout(attempt, renewed).await {
             Ok(Ok(Some(resp))) if resp.ttl() > 0 => {
-                inner.set_deadline(sent);
+                inner.set_deadline(sent, resp.ttl());
                 pause = period;
                 if let Some(holding) = &holding {
-                    holding.keep_mark_ahead(config).await;
+                    // Off the renewal path: a slow write must not delay
+                    // the next renewal.
+                    let (holding, config) = (Arc::clone(holding), config.clone());
+                    tokio::spawn(async move { holding.keep_mark_ahead(&config).await });
                 }
             }
             Ok(Ok(Some(_))) => return Err("the lease expired".into()),
             Ok(Ok(None)) | Ok(Err(_)) | Err(_) => {
-                if inner.fenced() {
-                    return Err("the lease could not be renewed in time".into());
-                }
                 pause = RETRY;
-                if let Ok(Ok((k, s))) =
-                    tokio::time::timeout(attempt, client.lease_keep_alive(lease)).await
-                {
-                    keeper = k;
-                    stream = s;
-                }
+                renewer = None;
             }
         }
     }

@@ -28,6 +28,10 @@ pub(crate) struct MarkWriter {
     pub(crate) lease: i64,
     /// The highest mark known to be stored; 0 before the first write.
     pub(crate) durable: AtomicI64,
+    /// Writes go one at a time, each only above the last: two writers (the
+    /// session topping up, a request reserving) whose puts reached etcd in
+    /// the other order would otherwise leave the lower mark stored.
+    pub(crate) writing: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for MarkWriter {
@@ -42,6 +46,10 @@ impl std::fmt::Debug for MarkWriter {
 impl MarkWriter {
     /// Stores `mark_ms` if this node's lease still holds the slot.
     pub(crate) async fn write(&self, mark_ms: i64) -> Result<(), Error> {
+        let _one_at_a_time = self.writing.lock().await;
+        if mark_ms <= self.durable.load(Ordering::Acquire) {
+            return Ok(());
+        }
         let mut client = self.client.clone();
         let txn = Txn::new()
             .when([Compare::lease(

@@ -140,6 +140,7 @@ pub(crate) async fn claim(
             mark_key: format!("{}marks/{slot}", config.prefix()),
             lease,
             durable: AtomicI64::new(0),
+            writing: tokio::sync::Mutex::new(()),
         });
         let store = EtcdMarkStore {
             writer: Arc::clone(&writer),

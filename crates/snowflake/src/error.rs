@@ -57,6 +57,9 @@ pub(crate) enum Repr {
         field: String,
         known: Vec<String>,
     },
+    DuplicateField {
+        field: String,
+    },
     BeforeEpoch {
         timestamp: i64,
         epoch: i64,
@@ -147,7 +150,8 @@ impl Error {
         match &*self.0 {
             Repr::OutOfRange { field, .. }
             | Repr::NotANumber { field, .. }
-            | Repr::UnknownField { field, .. } => Some(field),
+            | Repr::UnknownField { field, .. }
+            | Repr::DuplicateField { field } => Some(field),
             Repr::BeforeEpoch { .. } | Repr::AfterEnd { .. } => Some("timestamp"),
             Repr::InvalidTimestamp { field, .. } | Repr::InvalidSetting { field, .. } => {
                 Some(field)
@@ -263,6 +267,9 @@ impl fmt::Display for Error {
             Repr::UnknownField { field, known } => {
                 write!(f, "the layout has no field {field:?}; its fields are ")?;
                 write_list(f, known)
+            }
+            Repr::DuplicateField { field } => {
+                write!(f, "{field} is given more than once; give each field once")
             }
             Repr::BeforeEpoch { timestamp, epoch } => write!(
                 f,

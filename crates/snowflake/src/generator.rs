@@ -26,6 +26,8 @@ pub const MAX_LEAD_MS: u64 = 1_000;
 pub const DEFAULT_TOLERANCE_MS: u64 = 5;
 /// How far ahead the high-water mark is reserved by default.
 pub const DEFAULT_RESERVE_MS: u64 = 1_000;
+/// The furthest ahead a high-water mark may be reserved.
+pub const MAX_RESERVE_MS: u64 = 60_000;
 
 /// Hands out unique, strictly increasing IDs for one node.
 ///
@@ -254,6 +256,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         }
         check_setting("tolerance_ms", self.tolerance_ms, MAX_TOLERANCE_MS)?;
         check_setting("max_lead_ms", self.lead_ms, MAX_LEAD_MS)?;
+        check_setting("reserve_ms", self.reserve_ms, MAX_RESERVE_MS)?;
         let tick = layout.tick_ms();
         let plan = Plan {
             epoch_ms: layout.epoch_ms(),
@@ -264,9 +267,11 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
             seq_shift: seq.shift(),
             seq_max: seq.max(),
             node_bits,
-            tolerance_units: self.tolerance_ms / tick,
+            // Rounded up: a 5 ms tolerance on a 10 ms tick still tolerates
+            // one tick, rather than none.
+            tolerance_units: self.tolerance_ms.div_ceil(tick),
             tolerance_ms: self.tolerance_ms,
-            lead_units: self.lead_ms / tick,
+            lead_units: self.lead_ms.div_ceil(tick),
         };
         let mut initial = 0;
         let reserve = match self.store {
@@ -333,10 +338,10 @@ fn check_setting(field: &'static str, value: u64, max: u64) -> Result<(), Error>
         return Err(Error::new(Repr::InvalidSetting {
             field,
             value: value.to_string(),
-            allowed: if max == MAX_LEAD_MS {
-                "the lead is at most 1000 ms"
-            } else {
-                "the tolerance is at most 60000 ms"
+            allowed: match field {
+                "max_lead_ms" => "the lead is at most 1000 ms (MAX_LEAD_MS)",
+                "reserve_ms" => "the reserve is at most 60000 ms (MAX_RESERVE_MS)",
+                _ => "the tolerance is at most 60000 ms (MAX_TOLERANCE_MS)",
             },
         }));
     }
@@ -353,7 +358,8 @@ fn check_setting(field: &'static str, value: u64, max: u64) -> Result<(), Error>
 /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
 /// # Ok::<(), snowflake::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+// Not `Clone`: a copy would hand out the same IDs again.
+#[derive(Debug, PartialEq, Eq)]
 pub struct IdBatch {
     next: u64,
     left: u64,
@@ -507,7 +513,9 @@ impl<C: Clock> Generator<C> {
             exhaustion_waits: c.exhaustion_waits.load(Ordering::Relaxed),
             clock_backwards: c.clock_backwards.load(Ordering::Relaxed),
             clock_backwards_max_ms: c.clock_backwards_max_ms.load(Ordering::Relaxed),
-            lead_ms: last.saturating_sub(now) * self.plan.tick_ms,
+            // Only the lead the policy allows; a clock that stepped back is
+            // counted in `clock_backwards`, not here.
+            lead_ms: last.saturating_sub(now).min(self.plan.lead_units) * self.plan.tick_ms,
             lead_issues: c.lead_issues.load(Ordering::Relaxed),
             mark_writes: c.mark_writes.load(Ordering::Relaxed),
             mark_ms: self
@@ -530,10 +538,10 @@ impl<C: Clock> Generator<C> {
     fn units(&self, now_ms: i64) -> Result<u64, Error> {
         let p = &self.plan;
         if now_ms < p.epoch_ms {
-            return Err(self
-                .layout
-                .time_units(now_ms)
-                .expect_err("a time before the epoch is an error"));
+            return Err(Error::new(Repr::BeforeEpoch {
+                timestamp: now_ms,
+                epoch: p.epoch_ms,
+            }));
         }
         let since = now_ms.abs_diff(p.epoch_ms);
         let units = if p.tick_ms == 1 {
@@ -566,14 +574,17 @@ impl<C: Clock> Generator<C> {
         Some((behind_ms, err))
     }
 
-    /// Counts a step back of the clock; fails if it is beyond the tolerance.
-    fn check_behind(&self, now: u64, last: u64) -> Result<(), Error> {
+    /// Counts a step back of the clock, once per call however often the
+    /// call loops; fails if it is beyond the tolerance.
+    fn check_behind(&self, now: u64, last: u64, counted: &mut bool) -> Result<(), Error> {
         let Some((behind_ms, err)) = self.behind(now, last) else {
             return Ok(());
         };
-        self.counters
-            .clock_backwards
-            .fetch_add(1, Ordering::Relaxed);
+        if !std::mem::replace(counted, true) {
+            self.counters
+                .clock_backwards
+                .fetch_add(1, Ordering::Relaxed);
+        }
         self.counters
             .clock_backwards_max_ms
             .fetch_max(behind_ms, Ordering::Relaxed);
@@ -586,6 +597,7 @@ impl<C: Clock> Generator<C> {
     fn advance(&self, want: u64) -> Result<(u64, u64), Error> {
         let p = self.plan;
         let mut waited = false;
+        let mut counted = false;
         loop {
             // The state is read before the clock, never after: a thread
             // descheduled between the two then sees a clock that is late,
@@ -599,7 +611,7 @@ impl<C: Clock> Generator<C> {
                 (now << p.seq_bits, want.min(p.seq_max + 1))
             } else {
                 if last > now {
-                    self.check_behind(now, last)?;
+                    self.check_behind(now, last, &mut counted)?;
                 }
                 if seq < p.seq_max {
                     (current + 1, want.min(p.seq_max - seq))

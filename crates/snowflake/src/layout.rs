@@ -757,10 +757,8 @@ impl Layout {
         for (i, (name, value)) in values.iter().enumerate() {
             let index = self.field_index(name)?;
             if values[..i].iter().any(|(other, _)| other == name) {
-                return Err(Error::new(Repr::InvalidSetting {
-                    field: "fields",
-                    value: alloc::format!("{name:?}"),
-                    allowed: "each field may be given once",
+                return Err(Error::new(Repr::DuplicateField {
+                    field: name.to_string(),
                 }));
             }
             let field = &self.fields[index];

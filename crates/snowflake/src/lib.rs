@@ -69,7 +69,7 @@ pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
 pub use generator::{
     DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Generator, GeneratorBuilder, GeneratorStats, IdBatch,
-    MAX_LEAD_MS, MAX_TOLERANCE_MS,
+    MAX_LEAD_MS, MAX_RESERVE_MS, MAX_TOLERANCE_MS,
 };
 pub use id::Id;
 pub use layout::{

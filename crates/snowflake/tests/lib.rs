@@ -567,3 +567,40 @@ fn batches_from_many_threads_never_overlap() {
         }
     }
 }
+
+#[test]
+fn tolerance_rounds_up_to_whole_ticks() {
+    // Sonyflake's ticks are 10 ms: a 5 ms tolerance still tolerates one tick.
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(Layout::sonyflake())
+        .node(&[("machine", 1)])
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = generator.next_id().unwrap();
+    clock.advance(-2);
+    assert!(generator.next_id().unwrap() > first);
+    assert_eq!(generator.stats().lead_ms, 0, "a step back is not a lead");
+}
+
+#[test]
+fn settings_beyond_their_limits_are_errors() {
+    for (builder, field) in [
+        (
+            Generator::builder(Layout::twitter()).reserve_ms(u64::MAX),
+            "reserve_ms",
+        ),
+        (
+            Generator::builder(Layout::twitter()).tolerance_ms(60_001),
+            "tolerance_ms",
+        ),
+        (
+            Generator::builder(Layout::twitter()).max_lead_ms(1_001),
+            "max_lead_ms",
+        ),
+    ] {
+        let err = builder.build().unwrap_err();
+        assert_eq!(err.field(), Some(field));
+        assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    }
+}
