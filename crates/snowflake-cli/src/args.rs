@@ -88,10 +88,20 @@ pub struct LayoutArgs {
     #[arg(long, short = 'l', default_value = "twitter", env = "SNOWFLAKE_LAYOUT")]
     pub layout: String,
     /// Override the layout's epoch: Unix milliseconds or an RFC 3339 date.
-    #[arg(long, value_name = "MS", env = "SNOWFLAKE_EPOCH")]
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "SNOWFLAKE_EPOCH",
+        allow_negative_numbers = true
+    )]
     pub epoch: Option<String>,
     /// Override the layout's tick: milliseconds per time unit.
-    #[arg(long, value_name = "N", env = "SNOWFLAKE_TICK_MS")]
+    #[arg(
+        long,
+        value_name = "N",
+        env = "SNOWFLAKE_TICK_MS",
+        allow_negative_numbers = true
+    )]
     pub tick_ms: Option<String>,
 }
 

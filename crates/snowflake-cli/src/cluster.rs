@@ -68,6 +68,8 @@ pub fn config(
     })
 }
 
+/// The endpoints, each an http(s) URL with a host and port, so that a typo
+/// fails here with status 2 rather than as a node that is never ready.
 fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
     let endpoints: Vec<String> = etcd
         .etcd
@@ -78,9 +80,25 @@ fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
     if endpoints.is_empty() {
         return Err(Error::invalid_value(
             "etcd",
-            "",
+            "\"\"",
             "give one or more etcd endpoints, such as http://127.0.0.1:2379",
         ));
+    }
+    for endpoint in &endpoints {
+        let rest = endpoint
+            .strip_prefix("http://")
+            .or_else(|| endpoint.strip_prefix("https://"));
+        let ok = rest.is_some_and(|r| {
+            r.rsplit_once(':')
+                .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
+        });
+        if !ok {
+            return Err(Error::invalid_value(
+                "etcd",
+                endpoint,
+                "an endpoint is http://HOST:PORT or https://HOST:PORT",
+            ));
+        }
     }
     Ok(endpoints)
 }

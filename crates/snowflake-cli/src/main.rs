@@ -69,25 +69,26 @@ fn report(line: &str) {
     eprintln!("{line}");
 }
 
-/// Help and version go to stdout with status 0; a value clap rejects is one
-/// line with status 2; a malformed command line gets clap's usage text.
+/// Help and version go to stdout with status 0; every usage error is one
+/// line on stderr with status 2: clap's message, with what it lists on the
+/// following lines (allowed values, missing arguments) folded into it.
 fn clap_exit(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind as K;
-    match err.kind() {
-        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = err.print();
-            ExitCode::from(if err.use_stderr() { 2 } else { 0 })
-        }
-        K::InvalidValue | K::ValueValidation => {
-            let text = err.render().to_string();
-            report(text.lines().next().unwrap_or("error: invalid value"));
-            ExitCode::from(2)
-        }
-        _ => {
-            let _ = err.print();
-            ExitCode::from(2)
-        }
+    if matches!(
+        err.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = err.print();
+        return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
     }
+    let text = err.render().to_string();
+    let line: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    report(&line.join(" "));
+    ExitCode::from(2)
 }
 
 /// Writes everything at once, so that an error never leaves half an answer

@@ -14,10 +14,11 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
     let mut config = config(args)?;
     if !args.etcd.etcd.is_empty() {
         if args.state_file.is_some() {
+            let path = args.state_file.as_deref().map(|p| p.display().to_string());
             return Err(Failure::Usage(Error::invalid_value(
                 "state_file",
-                "",
-                "in cluster mode the mark lives in etcd; leave out --state-file",
+                &path.unwrap_or_default(),
+                "with --etcd the mark lives in etcd; leave out --state-file",
             )));
         }
         config.cluster = Some(crate::cluster::config(

@@ -275,9 +275,23 @@ fn bad_input_exits_2_with_one_clear_line() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
-    // clap's own usage errors are status 2 as well.
-    snowflake().args(["compose", "--bogus"]).assert().code(2);
-    snowflake().arg("decode").assert().code(2);
+    // clap's own usage errors are status 2 as well, and one line too.
+    for args in [
+        &["compose", "--bogus"][..],
+        &["decode"][..],
+        &["bounds", "--from", "1"][..],
+        &["serve", "--log-format", "xml"][..],
+    ] {
+        let assert = snowflake().args(args).assert().code(2).stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    let assert = snowflake()
+        .args(["serve", "--log-format", "xml"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("text, json"), "{stderr}");
 }
 
 #[test]

@@ -34,10 +34,35 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/v1/openapi.json", get(openapi))
 }
 
-fn params(query: Result<Query<Params>, QueryRejection>) -> Result<Params, Problem> {
-    query.map(|Query(p)| p).map_err(|err| {
+/// The query's parameters; one given twice is an error, as in the CLI,
+/// rather than silently the last one.
+fn params(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<Params, Problem> {
+    let Query(pairs) = query.map_err(|err| {
         Problem::bad_request("query", format!("the query string is malformed: {err}"))
-    })
+    })?;
+    let mut params = Params::new();
+    for (name, value) in pairs {
+        if params.contains_key(&name) {
+            let detail = format!("{name} is given more than once; give each parameter once");
+            return Err(Problem::bad_request(&name, detail));
+        }
+        params.insert(name, value);
+    }
+    Ok(params)
+}
+
+/// Refuses parameters a route does not take, instead of ignoring them.
+fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
+    match params.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(name) => Err(Problem::bad_request(
+            name,
+            format!(
+                "this route takes no parameter {name:?}; it takes {}",
+                allowed.join(", ")
+            ),
+        )),
+    }
 }
 
 fn layout_of(params: &Params) -> Result<Layout, Problem> {
@@ -70,7 +95,7 @@ fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
     ))]
 pub async fn compose(
     State(state): State<Arc<AppState>>,
-    query: Result<Query<Params>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
     let layout = layout_of(&params)?;
@@ -107,9 +132,10 @@ pub async fn compose(
     ))]
 pub async fn decode(
     Path(id): Path<String>,
-    query: Result<Query<Params>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
+    only(&params, &["layout", "epoch", "tick_ms"])?;
     let layout = layout_of(&params)?;
     decoded_json(&layout, Id::parse(id.trim())?)
 }
@@ -125,8 +151,11 @@ pub async fn decode(
         (status = 200, description = "first and last ID", body = crate::openapi::BoundsSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn bounds(query: Result<Query<Params>, QueryRejection>) -> Result<Response, Problem> {
+pub async fn bounds(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Response, Problem> {
     let params = params(query)?;
+    only(&params, &["from", "to", "layout", "epoch", "tick_ms"])?;
     let layout = layout_of(&params)?;
     let time = |name: &'static str| -> Result<i64, Problem> {
         let text = params.get(name).ok_or_else(|| {
@@ -159,9 +188,10 @@ pub async fn layouts() -> Response {
 pub async fn ids(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
-    query: Result<Query<Params>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
+    only(&params, &["count"])?;
     let count = match params.get("count") {
         None => 1,
         Some(text) => text
@@ -180,7 +210,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue(count, plain)?;
+    let body = state.issue_async(count, plain).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

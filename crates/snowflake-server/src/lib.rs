@@ -91,6 +91,9 @@ impl Default for Config {
     }
 }
 
+/// Requests for up to this many IDs are served on the async worker.
+const INLINE_COUNT: u64 = 1024;
+
 /// Request bodies are small or absent; anything larger is refused with 413.
 const BODY_LIMIT: usize = 64 * 1024;
 
@@ -187,6 +190,29 @@ impl AppState {
     /// `count` fresh IDs as the response body: JSON, or one per line.
     fn issue(&self, count: u64, plain: bool) -> Result<Vec<u8>, Problem> {
         self.with_generator(|generator| self.write_ids(generator, count, plain))
+    }
+
+    /// Issues off the async workers when the batch is large: past one time
+    /// unit's worth the generator may sleep until the next millisecond, and
+    /// a worker must not.
+    pub(crate) async fn issue_async(
+        self: &Arc<Self>,
+        count: u64,
+        plain: bool,
+    ) -> Result<Vec<u8>, Problem> {
+        if count <= INLINE_COUNT {
+            return self.issue(count, plain);
+        }
+        let state = Arc::clone(self);
+        tokio::task::spawn_blocking(move || state.issue(count, plain))
+            .await
+            .map_err(|_| {
+                Problem::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "internal server error",
+                )
+            })?
     }
 
     fn write_ids(
@@ -360,6 +386,8 @@ pub fn app(state: Arc<AppState>, config: &Config) -> Router {
         .layer(
             ServiceBuilder::new()
                 .layer(middleware::from_fn(edge))
+                // A panic becomes a 500, which `edge` words without detail.
+                .layer(tower_http::catch_panic::CatchPanicLayer::new())
                 .layer(TraceLayer::new_for_http())
                 .layer(TimeoutLayer::with_status_code(
                     StatusCode::REQUEST_TIMEOUT,

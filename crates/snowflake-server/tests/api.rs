@@ -170,6 +170,29 @@ async fn compose_errors_name_the_field() {
 }
 
 #[tokio::test]
+async fn parameters_given_twice_or_not_taken_are_refused() {
+    // As the CLI refuses a field given twice.
+    assert_problem(
+        &get("/api/v1/compose?machine=1&machine=2").await,
+        StatusCode::BAD_REQUEST,
+        Some("machine"),
+        "given more than once",
+    );
+    assert_problem(
+        &get("/api/v1/ids?layout=discord").await,
+        StatusCode::BAD_REQUEST,
+        Some("layout"),
+        "takes no parameter \"layout\"; it takes count",
+    );
+    assert_problem(
+        &get("/api/v1/decode/1?machine=1").await,
+        StatusCode::BAD_REQUEST,
+        Some("machine"),
+        "takes no parameter",
+    );
+}
+
+#[tokio::test]
 async fn decode_and_its_errors() {
     let reply = get("/api/v1/decode/1541815603606036480").await;
     let v = reply.json();

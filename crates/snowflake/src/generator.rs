@@ -222,7 +222,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
     }
 
     /// How far ahead of use the mark is reserved (default 1,000 ms): the
-    /// store is written about once per this window.
+    /// store is written about twice per this window (topped up at its half).
     pub fn reserve_ms(mut self, ms: u64) -> Self {
         self.reserve_ms = ms;
         self
