@@ -27,6 +27,21 @@ pub fn config(
             Error::invalid_value("lease_ttl", lease_ttl, "a lease lives 2 to 600 seconds")
         })?;
     snowflake_etcd::slot_space(layout, &fixed)?;
+    // The name is part of every key: keep it to one path segment, so that
+    // clusters with different names share nothing.
+    let name = &etcd.cluster;
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+    {
+        return Err(Failure::Usage(Error::invalid_value(
+            "cluster",
+            name,
+            "a cluster name is 1 to 64 letters, digits, '-', '_' or '.'",
+        )));
+    }
     let ca_pem = match &etcd.etcd_ca {
         None => None,
         Some(path) => Some(std::fs::read(path).map_err(|err| {

@@ -31,7 +31,7 @@ use etcd_client::{Client, ConnectOptions, GetOptions, PutOptions, TlsOptions, Tx
 use serde::{Deserialize, Serialize};
 use snowflake::{Clock, Generator, Layout, UnixMillis};
 
-pub use slots::{Slot, slot_space};
+pub use slots::{Slot, SlotSpace, slot_space};
 
 /// The generator a cluster node issues from.
 pub type ClusterGenerator = Generator<Arc<dyn Clock>>;
@@ -187,6 +187,9 @@ struct Inner {
     fencing_events: AtomicU64,
     state: Mutex<String>,
     runtime: tokio::runtime::Handle,
+    /// The task that keeps the lease; aborted on shutdown so that it does
+    /// not take a new lease and slot after the node said goodbye.
+    supervisor: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl Inner {
@@ -261,8 +264,12 @@ impl Cluster {
             fencing_events: AtomicU64::new(0),
             state: Mutex::new("starting".into()),
             runtime: tokio::runtime::Handle::current(),
+            supervisor: Mutex::new(None),
         });
-        tokio::spawn(supervise(Arc::clone(&inner)));
+        let task = tokio::spawn(supervise(Arc::clone(&inner)));
+        if let Ok(mut slot) = inner.supervisor.lock() {
+            *slot = Some(task);
+        }
         Cluster { inner }
     }
 
@@ -325,6 +332,9 @@ impl Cluster {
             .read()
             .ok()
             .and_then(|h| h.as_ref().map(|h| h.lease));
+        if let Some(task) = self.inner.supervisor.lock().ok().and_then(|mut t| t.take()) {
+            task.abort();
+        }
         self.inner.fence("shutting down");
         if let Some(lease) = lease {
             if let Ok(mut client) = connect(&self.inner.config).await {
