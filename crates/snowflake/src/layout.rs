@@ -163,6 +163,19 @@ impl LayoutBuilder {
         self.field(name, bits)
     }
 
+    fn named(mut self, name: &'static str) -> Self {
+        self.name = Some(Cow::Borrowed(name));
+        self
+    }
+
+    /// Builds a preset, whose widths are constants the tests check.
+    fn build_preset(self) -> Layout {
+        match self.build() {
+            Ok(layout) => layout,
+            Err(err) => unreachable!("preset layout is invalid: {err}"),
+        }
+    }
+
     /// Validates widths, the total, names and the time range.
     ///
     /// ```
@@ -816,31 +829,6 @@ impl Layout {
             first: Id::new(first),
             last: Id::new(last),
         })
-    }
-
-    /// Builds a preset; its widths are fixed and valid.
-    fn build_preset_from(builder: LayoutBuilder) -> Layout {
-        match builder.build() {
-            Ok(layout) => layout,
-            // The presets are constants checked by the tests below.
-            Err(err) => unreachable!("preset layout is invalid: {err}"),
-        }
-    }
-}
-
-trait PresetBuild {
-    fn named(self, name: &'static str) -> Self;
-    fn build_preset(self) -> Layout;
-}
-
-impl PresetBuild for LayoutBuilder {
-    fn named(mut self, name: &'static str) -> Self {
-        self.name = Some(Cow::Borrowed(name));
-        self
-    }
-
-    fn build_preset(self) -> Layout {
-        Layout::build_preset_from(self)
     }
 }
 
