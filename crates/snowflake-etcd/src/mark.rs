@@ -43,37 +43,47 @@ impl std::fmt::Debug for MarkWriter {
     }
 }
 
+/// One etcd call for the mark, bounded by [`CALL_TIMEOUT`], with etcd's
+/// errors worded as the store's.
+async fn within_time<T>(
+    call: impl Future<Output = Result<T, etcd_client::Error>>,
+) -> Result<T, Error> {
+    match tokio::time::timeout(CALL_TIMEOUT, call).await {
+        Ok(result) => result.map_err(|err| Error::store_failure(format!("etcd: {err}"))),
+        Err(_) => Err(Error::store_failure("etcd did not answer in time")),
+    }
+}
+
 impl MarkWriter {
-    /// Stores `mark_ms` if this node's lease still holds the slot.
+    /// Stores `mark_ms` if this node's lease still holds the slot. Waiting
+    /// for another write and the call itself share one time limit.
     pub(crate) async fn write(&self, mark_ms: i64) -> Result<(), Error> {
-        let _one_at_a_time = self.writing.lock().await;
-        if mark_ms <= self.durable.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        let mut client = self.client.clone();
-        let txn = Txn::new()
-            .when([Compare::lease(
-                self.slot_key.as_str(),
-                CompareOp::Equal,
-                self.lease,
-            )])
-            .and_then([TxnOp::put(
-                self.mark_key.as_str(),
-                mark_ms.to_string(),
-                None,
-            )]);
-        let resp = match tokio::time::timeout(CALL_TIMEOUT, client.txn(txn)).await {
-            Ok(Ok(resp)) => resp,
-            Ok(Err(err)) => return Err(Error::store_failure(format!("etcd: {err}"))),
-            Err(_) => return Err(Error::store_failure("etcd did not answer in time")),
-        };
-        if !resp.succeeded() {
-            return Err(Error::store_failure(
-                "the slot is no longer held by this node's lease",
-            ));
-        }
-        self.durable.fetch_max(mark_ms, Ordering::AcqRel);
-        Ok(())
+        within_time(async {
+            let _one_at_a_time = self.writing.lock().await;
+            if mark_ms <= self.durable.load(Ordering::Acquire) {
+                return Ok(true);
+            }
+            let mut client = self.client.clone();
+            let txn = Txn::new()
+                .when([Compare::lease(
+                    self.slot_key.as_str(),
+                    CompareOp::Equal,
+                    self.lease,
+                )])
+                .and_then([TxnOp::put(
+                    self.mark_key.as_str(),
+                    mark_ms.to_string(),
+                    None,
+                )]);
+            let succeeded = client.txn(txn).await?.succeeded();
+            if succeeded {
+                self.durable.fetch_max(mark_ms, Ordering::AcqRel);
+            }
+            Ok(succeeded)
+        })
+        .await?
+        .then_some(())
+        .ok_or_else(|| Error::store_failure("the slot is no longer held by this node's lease"))
     }
 }
 
@@ -81,16 +91,7 @@ impl EtcdMarkStore {
     /// Runs an etcd call from the generator's synchronous code: on a worker
     /// of a multi-threaded runtime it steps aside with `block_in_place`; on
     /// any other thread it blocks on the runtime it was made on.
-    fn block<T, E: IntoStoreError>(
-        &self,
-        call: impl Future<Output = Result<T, E>>,
-    ) -> Result<T, Error> {
-        let call = async {
-            match tokio::time::timeout(CALL_TIMEOUT, call).await {
-                Ok(result) => result.map_err(IntoStoreError::into_store_error),
-                Err(_) => Err(Error::store_failure("etcd did not answer in time")),
-            }
-        };
+    fn block<T>(&self, call: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
         match tokio::runtime::Handle::try_current() {
             Ok(current)
                 if current.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread =>
@@ -109,7 +110,7 @@ impl MarkStore for EtcdMarkStore {
     fn load(&self) -> Result<Option<i64>, Error> {
         let mut client = self.writer.client.clone();
         let key = self.writer.mark_key.clone();
-        let resp = self.block(async move { client.get(key, None).await })?;
+        let resp = self.block(within_time(async move { client.get(key, None).await }))?;
         match resp.kvs().first() {
             None => Ok(None),
             Some(kv) => std::str::from_utf8(kv.value())
@@ -134,26 +135,6 @@ impl MarkStore for EtcdMarkStore {
         if mark_ms <= self.writer.durable.load(Ordering::Acquire) {
             return Ok(());
         }
-        let writer = Arc::clone(&self.writer);
-        self.block(async move { writer.write(mark_ms).await.map_err(Wrapped) })
-    }
-}
-
-/// Carries a core error through `block`, which expects etcd's.
-struct Wrapped(Error);
-
-trait IntoStoreError {
-    fn into_store_error(self) -> Error;
-}
-
-impl IntoStoreError for etcd_client::Error {
-    fn into_store_error(self) -> Error {
-        Error::store_failure(format!("etcd: {self}"))
-    }
-}
-
-impl IntoStoreError for Wrapped {
-    fn into_store_error(self) -> Error {
-        self.0
+        self.block(self.writer.write(mark_ms))
     }
 }
