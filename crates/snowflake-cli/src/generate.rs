@@ -12,8 +12,6 @@ use snowflake_server::input::parse_fields;
 
 /// Below this many IDs a run is over too soon for a progress bar to help.
 const PROGRESS_FROM: u64 = 1_000_000;
-/// IDs asked of the generator at once: one time unit of the twitter layout.
-const BATCH: u64 = 4096;
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let layout = args.layout.resolve()?;
@@ -70,7 +68,7 @@ fn write_ids(
     let mut left = count;
     let mut buf = [0u8; 20];
     while left > 0 {
-        let batch = generator.next_ids(left.min(BATCH))?;
+        let batch = generator.next_ids(left)?;
         let got = batch.len() as u64;
         for id in batch {
             if json {
