@@ -112,7 +112,9 @@ pub struct AppState {
     source: Source,
     clock: Arc<dyn Clock>,
     metrics: PrometheusHandle,
-    layout_name: String,
+    /// `{"layout":"<name>","ids":[`, the start of every JSON ids body,
+    /// made once rather than per request.
+    ids_prefix: String,
 }
 
 impl std::fmt::Debug for AppState {
@@ -134,7 +136,10 @@ impl AppState {
     /// State around any source of IDs.
     pub fn with_source(source: Source, layout: Layout, clock: Arc<dyn Clock>) -> Self {
         AppState {
-            layout_name: layout.name().into_owned(),
+            ids_prefix: format!(
+                "{{\"layout\":{},\"ids\":[",
+                serde_json::Value::from(layout.name().into_owned())
+            ),
             source,
             clock,
             metrics: metrics_handle(),
@@ -223,13 +228,7 @@ impl AppState {
     ) -> Result<Vec<u8>, snowflake::Error> {
         let mut body = Vec::with_capacity(count as usize * 22 + 64);
         if !plain {
-            body.extend_from_slice(b"{\"layout\":");
-            body.extend_from_slice(
-                serde_json::to_string(&self.layout_name)
-                    .unwrap_or_default()
-                    .as_bytes(),
-            );
-            body.extend_from_slice(b",\"ids\":[");
+            body.extend_from_slice(self.ids_prefix.as_bytes());
         }
         let mut left = count;
         let mut buf = [0u8; 20];

@@ -630,7 +630,7 @@ impl<C: Clock> Generator<C> {
                             .exhaustion_waits
                             .fetch_add(1, Ordering::Relaxed);
                     }
-                    self.clock.wait_toward(self.plan_ms(last + 1));
+                    self.clock.wait_toward(self.layout.timestamp_ms(last + 1));
                     continue;
                 }
             };
@@ -651,13 +651,9 @@ impl<C: Clock> Generator<C> {
         }
     }
 
-    fn plan_ms(&self, unit: u64) -> i64 {
-        self.layout.timestamp_ms(unit)
-    }
-
     /// The mark stored for a reserved unit: the last millisecond of that unit.
     fn mark_ms_of(&self, unit: u64) -> i64 {
-        self.plan_ms(unit) + (self.plan.tick_ms - 1) as i64
+        self.layout.timestamp_ms(unit) + (self.plan.tick_ms - 1) as i64
     }
 
     /// Makes sure `unit` is covered by a durable mark before any ID in it is
