@@ -1,7 +1,9 @@
 //! The command line, as clap sees it. Values that depend on the layout (field
 //! values, times) arrive as text and are checked by the core's parsers, so the
-//! CLI and the HTTP API give the same errors.
+//! CLI and the HTTP API give the same errors; numbers that do not (counts,
+//! timeouts, limits) are parsed by clap, with the value parsers below.
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -133,25 +135,115 @@ pub struct FieldArgs {
 impl FieldArgs {
     /// Every (name, text) pair, shorthands first, in the order given.
     pub fn pairs<'a>(&'a self, sequence: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
-        let mut pairs = Vec::new();
-        if let Some(v) = &self.datacenter {
-            pairs.push(("datacenter", v.as_str()));
-        }
-        if let Some(v) = &self.machine {
-            pairs.push(("machine", v.as_str()));
-        }
-        if let Some(v) = sequence {
-            pairs.push(("sequence", v));
-        }
-        for f in &self.fields {
-            match f.split_once('=') {
-                Some((name, value)) => pairs.push((name.trim(), value.trim())),
-                // Reported by the parser as a missing value for that name.
-                None => pairs.push((f.as_str(), "")),
-            }
-        }
-        pairs
+        field_pairs(
+            self.datacenter.as_deref(),
+            self.machine.as_deref(),
+            sequence,
+            &self.fields,
+        )
     }
+}
+
+/// This node's identity for `generate` and `serve`: the same flags and
+/// environment variables for both.
+#[derive(Debug, Args)]
+pub struct NodeArgs {
+    /// Shorthand for -f datacenter=N.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "SNOWFLAKE_DATACENTER",
+        allow_negative_numbers = true
+    )]
+    pub datacenter: Option<String>,
+    /// Shorthand for -f machine=N.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "SNOWFLAKE_MACHINE",
+        allow_negative_numbers = true
+    )]
+    pub machine: Option<String>,
+    /// A node field's value by name; several as NAME=VALUE,NAME=VALUE in the environment.
+    #[arg(
+        short = 'f',
+        long = "field",
+        value_name = "NAME=VALUE",
+        env = "SNOWFLAKE_FIELDS",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    pub fields: Vec<String>,
+}
+
+impl NodeArgs {
+    /// The node's fields as (name, text) pairs, as `FieldArgs` gives them.
+    pub fn pairs(&self) -> Vec<(&str, &str)> {
+        field_pairs(
+            self.datacenter.as_deref(),
+            self.machine.as_deref(),
+            None,
+            &self.fields,
+        )
+    }
+}
+
+/// Every (name, text) pair, shorthands first, in the order given.
+fn field_pairs<'a>(
+    datacenter: Option<&'a str>,
+    machine: Option<&'a str>,
+    sequence: Option<&'a str>,
+    fields: &'a [String],
+) -> Vec<(&'a str, &'a str)> {
+    let mut pairs = Vec::new();
+    if let Some(v) = datacenter {
+        pairs.push(("datacenter", v));
+    }
+    if let Some(v) = machine {
+        pairs.push(("machine", v));
+    }
+    if let Some(v) = sequence {
+        pairs.push(("sequence", v));
+    }
+    for f in fields {
+        match f.split_once('=') {
+            Some((name, value)) => pairs.push((name.trim(), value.trim())),
+            // Reported by the parser as a missing value for that name.
+            None => pairs.push((f.as_str(), "")),
+        }
+    }
+    pairs
+}
+
+/// A whole number within `range`, or the sentence that says what is allowed.
+fn whole_in(text: &str, range: RangeInclusive<u64>, allowed: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| allowed.to_string())
+}
+
+fn count(text: &str) -> Result<u64, String> {
+    whole_in(text, 0..=u64::MAX, "a count is a whole number, 0 or more")
+}
+
+fn timeout_secs(text: &str) -> Result<u64, String> {
+    whole_in(text, 1..=3600, "a timeout is 1 to 3600 seconds")
+}
+
+fn concurrency(text: &str) -> Result<usize, String> {
+    whole_in(text, 1..=1_000_000, "a limit is 1 to 1000000").map(|n| n as usize)
+}
+
+fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| "give an address and port, such as 127.0.0.1:8080 or [::1]:8080".to_string())
+}
+
+fn lease_secs(text: &str) -> Result<u64, String> {
+    whole_in(text, 2..=600, "a lease lives 2 to 600 seconds")
 }
 
 #[derive(Debug, Args)]
@@ -219,11 +311,12 @@ pub struct GenerateArgs {
         long,
         default_value = "1",
         value_name = "COUNT",
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = count
     )]
-    pub count: String,
+    pub count: u64,
     #[command(flatten)]
-    pub fields: FieldArgs,
+    pub node: NodeArgs,
     #[command(flatten)]
     pub layout: LayoutArgs,
     /// Keep a high-water mark here, so that a rerun never repeats an ID.
@@ -247,34 +340,12 @@ pub struct ServeArgs {
         long,
         default_value = "127.0.0.1:8080",
         env = "SNOWFLAKE_LISTEN",
-        value_name = "ADDR"
+        value_name = "ADDR",
+        value_parser = listen_addr
     )]
-    pub listen: String,
-    /// Shorthand for -f datacenter=N.
-    #[arg(
-        long,
-        value_name = "N",
-        env = "SNOWFLAKE_DATACENTER",
-        allow_negative_numbers = true
-    )]
-    pub datacenter: Option<String>,
-    /// Shorthand for -f machine=N.
-    #[arg(
-        long,
-        value_name = "N",
-        env = "SNOWFLAKE_MACHINE",
-        allow_negative_numbers = true
-    )]
-    pub machine: Option<String>,
-    /// A node field's value by name; several as NAME=VALUE,NAME=VALUE in the environment.
-    #[arg(
-        short = 'f',
-        long = "field",
-        value_name = "NAME=VALUE",
-        env = "SNOWFLAKE_FIELDS",
-        value_delimiter = ','
-    )]
-    pub fields: Vec<String>,
+    pub listen: std::net::SocketAddr,
+    #[command(flatten)]
+    pub node: NodeArgs,
     #[command(flatten)]
     pub layout: LayoutArgs,
     /// Keep a high-water mark here, so that a restart never repeats an ID.
@@ -288,17 +359,19 @@ pub struct ServeArgs {
         long,
         default_value = "10",
         env = "SNOWFLAKE_REQUEST_TIMEOUT",
-        value_name = "SECS"
+        value_name = "SECS",
+        value_parser = timeout_secs
     )]
-    pub request_timeout: String,
+    pub request_timeout: u64,
     /// Requests served at once; more wait their turn.
     #[arg(
         long,
         default_value = "1024",
         env = "SNOWFLAKE_MAX_CONCURRENCY",
-        value_name = "N"
+        value_name = "N",
+        value_parser = concurrency
     )]
-    pub max_concurrency: String,
+    pub max_concurrency: usize,
     #[command(flatten)]
     pub etcd: EtcdArgs,
     /// Cluster mode: seconds the slot's lease lives without renewal.
@@ -306,17 +379,8 @@ pub struct ServeArgs {
         long,
         default_value = "10",
         env = "SNOWFLAKE_LEASE_TTL",
-        value_name = "SECS"
+        value_name = "SECS",
+        value_parser = lease_secs
     )]
-    pub lease_ttl: String,
-}
-
-impl ServeArgs {
-    pub fn field_args(&self) -> FieldArgs {
-        FieldArgs {
-            datacenter: self.datacenter.clone(),
-            machine: self.machine.clone(),
-            fields: self.fields.clone(),
-        }
-    }
+    pub lease_ttl: u64,
 }

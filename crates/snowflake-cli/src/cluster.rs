@@ -1,13 +1,107 @@
-//! Cluster mode settings from flags, and `snowflake cluster status`.
+//! Cluster mode: settings from flags, the adapter that lets the server
+//! issue from a leased slot without knowing of etcd, and
+//! `snowflake cluster status`.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
-use snowflake_etcd::{ClusterConfig, NodeInfo};
+use snowflake::{Clock, DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
+use snowflake_etcd::{Cluster, ClusterConfig, NodeInfo};
+use snowflake_server::{IdSource, ServerGenerator, Shutdown, Unavailable};
 
-use crate::Failure;
-use crate::args::{ClusterStatusArgs, EtcdArgs};
+use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
+use crate::failure::Failure;
+
+/// This binary has cluster mode.
+pub fn available() -> Result<(), Failure> {
+    Ok(())
+}
+
+/// Joins the cluster as the node serving at `addr`; returns at once, and
+/// the source is ready when it holds a slot.
+pub fn source(
+    args: &ServeArgs,
+    layout: &Layout,
+    node: Vec<(String, u64)>,
+    addr: SocketAddr,
+) -> Result<Arc<dyn IdSource>, Failure> {
+    let mut config = config(&args.etcd, layout, node, args.lease_ttl)?;
+    config.info.address = format!("http://{addr}/");
+    tracing::info!(endpoints = ?config.endpoints, name = %config.name, "joining the cluster");
+    let clock = Arc::clone(&config.clock);
+    Ok(Arc::new(ClusterSource {
+        cluster: Cluster::start(config),
+        layout: layout.clone(),
+        clock,
+    }))
+}
+
+/// A slot leased on etcd, as the server sees a source of IDs.
+struct ClusterSource {
+    cluster: Cluster,
+    layout: Layout,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for ClusterSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterSource")
+            .field("cluster", &self.cluster)
+            .finish_non_exhaustive()
+    }
+}
+
+impl IdSource for ClusterSource {
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    fn current(&self) -> Result<Arc<ServerGenerator>, Unavailable> {
+        self.cluster
+            .current()
+            .map(|holding| Arc::clone(&holding.generator))
+            .map_err(|why| Unavailable::new(why.to_string()))
+    }
+
+    /// The fence is checked again after the IDs were made, so IDs made while
+    /// the process was paused past its lease are never handed out.
+    fn still_valid(&self, generator: &Arc<ServerGenerator>) -> bool {
+        self.cluster.still_issuing(generator)
+    }
+
+    fn status(&self) -> serde_json::Map<String, serde_json::Value> {
+        let status = self.cluster.status();
+        let mut fields = serde_json::Map::new();
+        fields.insert("slot".into(), status.slot.into());
+        fields.insert("lease_remaining_s".into(), status.lease_remaining_s.into());
+        fields.insert("fencing_events".into(), status.fencing_events.into());
+        fields
+    }
+
+    fn publish_metrics(&self) {
+        let status = self.cluster.status();
+        metrics::counter!("snowflake_cluster_fencing_events_total").absolute(status.fencing_events);
+        metrics::gauge!("snowflake_cluster_lease_remaining_seconds")
+            .set(status.lease_remaining_s.unwrap_or(0.0));
+        metrics::gauge!("snowflake_cluster_slot_held").set(if status.slot.is_some() {
+            1.0
+        } else {
+            0.0
+        });
+    }
+
+    fn shutdown(self: Arc<Self>) -> Shutdown {
+        Box::pin(async move {
+            self.cluster.shutdown().await;
+            Ok(())
+        })
+    }
+}
 
 /// The password never comes from a flag, where `ps` would show it.
 const PASSWORD_ENV: &str = "SNOWFLAKE_ETCD_PASSWORD";
@@ -16,16 +110,8 @@ pub fn config(
     etcd: &EtcdArgs,
     layout: &Layout,
     fixed: Vec<(String, u64)>,
-    lease_ttl: &str,
+    ttl: u64,
 ) -> Result<ClusterConfig, Failure> {
-    let ttl = lease_ttl
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|s| (2..=600).contains(s))
-        .ok_or_else(|| {
-            Error::invalid_value("lease_ttl", lease_ttl, "a lease lives 2 to 600 seconds")
-        })?;
     snowflake_etcd::slot_space(layout, &fixed)?;
     // The name is part of every key: keep it to one path segment, so that
     // clusters with different names share nothing.
@@ -127,7 +213,7 @@ fn hostname() -> String {
 
 pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
     let layout = args.layout.resolve()?;
-    let config = config(&args.etcd, &layout, Vec::new(), "10")?;
+    let config = config(&args.etcd, &layout, Vec::new(), 10)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -4,10 +4,10 @@
 use std::io::{self, IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use snowflake::{Error, FileMarkStore, Generator, SystemClock};
+use snowflake::{FileMarkStore, Generator, SystemClock};
 
-use crate::Failure;
 use crate::args::GenerateArgs;
+use crate::failure::Failure;
 use snowflake_server::input::parse_fields;
 
 /// Below this many IDs a run is over too soon for a progress bar to help.
@@ -15,11 +15,8 @@ const PROGRESS_FROM: u64 = 1_000_000;
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let layout = args.layout.resolve()?;
-    let count: u64 = args.count.trim().parse().map_err(|_| {
-        Error::invalid_value("count", &args.count, "a count is a whole number, 0 or more")
-    })?;
-    let pairs = args.fields.pairs(None);
-    let node = parse_fields(&layout, &pairs)?;
+    let count = args.count;
+    let node = parse_fields(&layout, &args.node.pairs())?;
     let builder = Generator::builder(layout.clone())
         .node(&node)
         .clock(SystemClock);

@@ -3,48 +3,25 @@
 //! formats results.
 
 mod args;
+#[cfg(feature = "cluster")]
 mod cluster;
+#[cfg(not(feature = "cluster"))]
+#[path = "no_cluster.rs"]
+mod cluster;
+mod failure;
 mod generate;
 mod render;
 mod serve;
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use snowflake::{Clock, Error, ErrorKind, Id, Layout, SystemClock};
+use snowflake::{Clock, Id, Layout, SystemClock};
 
 use args::{Cli, ClusterCommand, Command};
+use failure::Failure;
 use snowflake_server::input::{self, parse_fields};
-
-/// Why a command failed, and so which exit status it gets.
-#[derive(Debug)]
-pub enum Failure {
-    /// Bad input: exit status 2.
-    Usage(Error),
-    /// The work itself failed (clock, store, I/O): exit status 1.
-    Runtime(String),
-    /// Whoever read stdout has gone (`| head`): a quiet, successful end.
-    PipeClosed,
-}
-
-impl From<Error> for Failure {
-    fn from(err: Error) -> Self {
-        match err.kind() {
-            ErrorKind::InvalidInput => Failure::Usage(err),
-            _ => Failure::Runtime(err.to_string()),
-        }
-    }
-}
-
-impl From<io::Error> for Failure {
-    fn from(err: io::Error) -> Self {
-        if err.kind() == io::ErrorKind::BrokenPipe {
-            return Failure::PipeClosed;
-        }
-        Failure::Runtime(format!("cannot write the output: {err}"))
-    }
-}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -57,6 +34,10 @@ fn main() -> ExitCode {
             report(&format!("error: {err}"));
             ExitCode::from(2)
         }
+        Err(Failure::Unsupported(message)) => {
+            report(&format!("error: {message}"));
+            ExitCode::from(2)
+        }
         Err(Failure::Runtime(message)) => {
             report(&format!("error: {message}"));
             ExitCode::FAILURE
@@ -64,9 +45,25 @@ fn main() -> ExitCode {
     }
 }
 
+/// One line on stderr. Input echoed in it is shown with its control
+/// characters escaped, so a value such as `\e[31m` cannot drive the
+/// terminal or split the line.
 #[allow(clippy::print_stderr)]
 fn report(line: &str) {
-    eprintln!("{line}");
+    eprintln!("{}", escape_controls(line));
+}
+
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// Help and version go to stdout with status 0; every usage error is one
@@ -170,5 +167,14 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(
+            super::escape_controls("count \u{1b}[31mRED\n is not allowed"),
+            "count \\u{1b}[31mRED\\n is not allowed"
+        );
+        assert_eq!(super::escape_controls("Maschinen-ID 32"), "Maschinen-ID 32");
     }
 }

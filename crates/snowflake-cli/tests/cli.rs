@@ -258,7 +258,20 @@ fn bad_input_exits_2_with_one_clear_line() {
             ],
             "is after to",
         ),
-        (&["generate", "-n", "many"], "count many is not allowed"),
+        (
+            &["generate", "-n", "many"],
+            "invalid value 'many' for '--count <COUNT>': a count is a whole number, 0 or more",
+        ),
+        // Echoed input cannot drive the terminal: control characters are
+        // shown escaped.
+        (
+            &["generate", "-n", "\u{1b}[31mRED"],
+            "for '--count <COUNT>'",
+        ),
+        (
+            &["compose", "-f", "machine=\u{1b}[31m7"],
+            "is not a whole number",
+        ),
         (
             &["generate", "--machine", "99"],
             "machine 99 is out of range",
@@ -274,6 +287,10 @@ fn bad_input_exits_2_with_one_clear_line() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains('\u{1b}'),
+            "{args:?}: a raw escape in {stderr:?}"
+        );
     }
     // clap's own usage errors are status 2 as well, and one line too.
     for args in [
@@ -441,7 +458,19 @@ fn serve_rejects_bad_settings_with_status_2() {
     for (args, message) in [
         (
             &["serve", "--listen", "nowhere"][..],
-            "listen nowhere is not allowed",
+            "invalid value 'nowhere' for '--listen <ADDR>': give an address and port",
+        ),
+        (
+            &["serve", "--request-timeout", "0"][..],
+            "invalid value '0' for '--request-timeout <SECS>': a timeout is 1 to 3600 seconds",
+        ),
+        (
+            &["serve", "--max-concurrency", "lots"][..],
+            "invalid value 'lots' for '--max-concurrency <N>': a limit is 1 to 1000000",
+        ),
+        (
+            &["serve", "--lease-ttl", "1"][..],
+            "invalid value '1' for '--lease-ttl <SECS>': a lease lives 2 to 600 seconds",
         ),
         (
             &["serve", "--machine", "32"][..],
@@ -455,5 +484,35 @@ fn serve_rejects_bad_settings_with_status_2() {
         let assert = snowflake().args(args).assert().code(2).stdout("");
         let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
         assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}
+
+/// Without the `cluster` feature the binary says how to get cluster mode,
+/// in one line, with status 2; it never starts serving.
+#[cfg(not(feature = "cluster"))]
+#[test]
+fn cluster_mode_needs_the_cluster_feature() {
+    for args in [
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--etcd",
+            "http://127.0.0.1:2379",
+        ][..],
+        &["cluster", "status", "--etcd", "http://127.0.0.1:2379"][..],
+    ] {
+        let assert = snowflake()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cargo build --release -p snowflake-cli --features cluster"),
+            "{args:?}: {stderr}"
+        );
     }
 }

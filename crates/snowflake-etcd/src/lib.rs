@@ -304,6 +304,20 @@ impl Cluster {
                 .is_some_and(|h| Arc::ptr_eq(&h, holding))
     }
 
+    /// Whether IDs just made with `generator` may still be handed out: the
+    /// same check as [`Cluster::still_valid`], for a caller that kept only
+    /// the generator.
+    pub fn still_issuing(&self, generator: &Arc<ClusterGenerator>) -> bool {
+        !self.inner.fenced()
+            && self
+                .inner
+                .holding
+                .read()
+                .ok()
+                .and_then(|h| h.clone())
+                .is_some_and(|h| Arc::ptr_eq(&h.generator, generator))
+    }
+
     fn state(&self) -> String {
         self.inner
             .state

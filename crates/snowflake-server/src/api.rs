@@ -12,9 +12,9 @@ use axum::routing::get;
 use axum::{Json, Router};
 use snowflake::{Clock, Id, Layout};
 
-use crate::AppState;
 use crate::input::{parse_time, resolve_layout};
 use crate::problem::Problem;
+use crate::state::AppState;
 
 /// The most IDs one request may ask for.
 pub const MAX_COUNT: u64 = 100_000;
@@ -31,7 +31,6 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
         .route("/api/v1/ids", get(ids).post(ids))
-        .route("/api/v1/openapi.json", get(openapi))
 }
 
 /// The query's parameters; one given twice is an error, as in the CLI,
@@ -90,7 +89,7 @@ fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
         ("sequence" = Option<String>, Query, description = "a field value"),
     ),
     responses(
-        (status = 200, description = "the ID and its breakdown", body = crate::openapi::DecodedSchema),
+        (status = 200, description = "the ID and its breakdown", body = crate::schema::DecodedSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn compose(
@@ -127,7 +126,7 @@ pub async fn compose(
         ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
     ),
     responses(
-        (status = 200, description = "the breakdown", body = crate::openapi::DecodedSchema),
+        (status = 200, description = "the breakdown", body = crate::schema::DecodedSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn decode(
@@ -148,7 +147,7 @@ pub async fn decode(
         ("layout" = Option<String>, Query, description = "preset name or custom layout"),
     ),
     responses(
-        (status = 200, description = "first and last ID", body = crate::openapi::BoundsSchema),
+        (status = 200, description = "first and last ID", body = crate::schema::BoundsSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn bounds(
@@ -172,7 +171,7 @@ pub async fn bounds(
 
 /// The preset layouts.
 #[utoipa::path(get, path = "/api/v1/layouts", tag = "layouts",
-    responses((status = 200, description = "the presets", body = Vec<crate::openapi::LayoutSchema>)))]
+    responses((status = 200, description = "the presets", body = Vec<crate::schema::LayoutSchema>)))]
 pub async fn layouts() -> Response {
     Json(Layout::presets()).into_response()
 }
@@ -181,7 +180,7 @@ pub async fn layouts() -> Response {
 #[utoipa::path(post, path = "/api/v1/ids", tag = "ids",
     params(("count" = Option<u64>, Query, description = "1 to 100000, default 1")),
     responses(
-        (status = 200, description = "fresh IDs, as decimal strings; with Accept: text/plain one per line", body = crate::openapi::IdsSchema),
+        (status = 200, description = "fresh IDs, as decimal strings; with Accept: text/plain one per line", body = crate::schema::IdsSchema),
         (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -224,11 +223,4 @@ pub async fn ids(
         body,
     )
         .into_response())
-}
-
-/// This API's OpenAPI 3 description.
-#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "meta",
-    responses((status = 200, description = "OpenAPI 3 document")))]
-pub async fn openapi() -> Response {
-    Json(crate::openapi::document()).into_response()
 }

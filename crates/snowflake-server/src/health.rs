@@ -9,8 +9,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::AppState;
 use crate::problem::Problem;
+use crate::state::AppState;
 
 pub fn router() -> Router<Arc<AppState>> {
     Router::new()
@@ -21,7 +21,7 @@ pub fn router() -> Router<Arc<AppState>> {
 
 /// The process is alive.
 #[utoipa::path(get, path = "/healthz", tag = "meta",
-    responses((status = 200, description = "alive", body = crate::openapi::StatusSchema)))]
+    responses((status = 200, description = "alive", body = crate::schema::StatusSchema)))]
 pub async fn healthz() -> Response {
     Json(serde_json::json!({"status": "ok"})).into_response()
 }
@@ -29,7 +29,7 @@ pub async fn healthz() -> Response {
 /// The generator can issue IDs now.
 #[utoipa::path(get, path = "/readyz", tag = "meta",
     responses(
-        (status = 200, description = "ready", body = crate::openapi::StatusSchema),
+        (status = 200, description = "ready", body = crate::schema::StatusSchema),
         (status = 503, description = "cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Problem> {
@@ -40,7 +40,7 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Prob
 #[utoipa::path(get, path = "/metrics", tag = "meta",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
-    state.publish_generator_metrics();
+    state.publish_metrics();
     (
         [(
             header::CONTENT_TYPE,

@@ -7,8 +7,8 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use snowflake::Layout;
-use snowflake_server::{AppState, Config, app, generator, generator_on};
+use snowflake::{Clock, FileMarkStore, Generator, Layout, SystemClock};
+use snowflake_server::{AppState, Config, IdSource, ServerGenerator, Standalone, app};
 use tower::ServiceExt;
 
 struct Reply {
@@ -30,15 +30,26 @@ impl Reply {
 }
 
 fn config() -> Config {
-    Config {
-        node: vec![("datacenter".into(), 2), ("machine".into(), 5)],
-        ..Config::default()
-    }
+    Config::default()
+}
+
+/// The node every test issues as: datacenter 2, machine 5.
+const NODE: [(&str, u64); 2] = [("datacenter", 2), ("machine", 5)];
+
+fn generator_on(clock: Arc<dyn Clock>) -> ServerGenerator {
+    Generator::builder(Layout::twitter())
+        .node(&NODE)
+        .clock(clock)
+        .build()
+        .unwrap()
+}
+
+fn standalone() -> Arc<Standalone> {
+    Standalone::new(generator_on(Arc::new(SystemClock)))
 }
 
 async fn send_with(config: &Config, request: Request<Body>) -> Reply {
-    let generator = Arc::new(generator(config).unwrap());
-    let router = app(Arc::new(AppState::new(generator)), config);
+    let router = app(Arc::new(AppState::new(standalone())), config);
     let response = router.oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
@@ -259,8 +270,8 @@ async fn bounds_and_layouts() {
 #[tokio::test]
 async fn ids_come_from_this_node_strictly_increasing() {
     let config = config();
-    let generator = Arc::new(generator(&config).unwrap());
-    let state = Arc::new(AppState::new(Arc::clone(&generator)));
+    let source = standalone();
+    let state = Arc::new(AppState::new(source.clone()));
     let router = app(state, &config);
     let mut all = Vec::new();
     for _ in 0..3 {
@@ -285,7 +296,7 @@ async fn ids_come_from_this_node_strictly_increasing() {
         (d.field("datacenter"), d.field("machine")),
         (Some(2), Some(5))
     );
-    assert_eq!(generator.stats().issued, 15000);
+    assert_eq!(source.generator().stats().issued, 15000);
 }
 
 #[tokio::test]
@@ -355,11 +366,13 @@ async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
     let path = dir.join("mark");
     let ahead = snowflake::Clock::now_ms(&snowflake::SystemClock) + 3_600_000;
     std::fs::write(&path, format!("{ahead}\n")).unwrap();
-    let config = Config {
-        state_file: Some(path),
-        ..config()
-    };
-    let err = generator(&config).unwrap_err();
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let err = Generator::builder(Layout::twitter())
+        .node(&NODE)
+        .clock(clock)
+        .store(FileMarkStore::new(&path))
+        .build()
+        .unwrap_err();
     assert!(
         err.to_string().contains("behind the high-water mark"),
         "{err}"
@@ -373,8 +386,8 @@ async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
 async fn clock_far_behind_is_503_until_it_catches_up() {
     let clock = Arc::new(snowflake::ManualClock::new(1_700_000_000_000));
     let config = config();
-    let generator = Arc::new(generator_on(&config, clock.clone()).unwrap());
-    let router = app(Arc::new(AppState::new(generator)), &config);
+    let source = Standalone::new(generator_on(clock.clone()));
+    let router = app(Arc::new(AppState::new(source)), &config);
     let call = |uri: &'static str| {
         let router = router.clone();
         async move {
@@ -418,8 +431,7 @@ async fn health_readiness_and_metrics() {
     assert_eq!(get("/healthz").await.json()["status"], "ok");
     assert_eq!(get("/readyz").await.json()["status"], "ready");
     let config = config();
-    let generator = Arc::new(generator(&config).unwrap());
-    let router = app(Arc::new(AppState::new(generator)), &config);
+    let router = app(Arc::new(AppState::new(standalone())), &config);
     for uri in ["/api/v1/ids?count=7", "/api/v1/compose?machine=99"] {
         let request = Request::get(uri).body(Body::empty()).unwrap();
         router.clone().oneshot(request).await.unwrap();
@@ -490,4 +502,133 @@ async fn slow_requests_time_out_as_problems() {
     if reply.status != StatusCode::OK {
         assert_problem(&reply, StatusCode::REQUEST_TIMEOUT, None, "too long");
     }
+}
+
+/// A source that holds a generator but may be told to refuse, or to revoke
+/// its permission after IDs were made: what a leased slot does, without
+/// etcd.
+#[derive(Debug)]
+struct FakeSource {
+    generator: Arc<ServerGenerator>,
+    layout: Layout,
+    refuse: std::sync::atomic::AtomicBool,
+    revoke_after_issue: std::sync::atomic::AtomicBool,
+}
+
+impl FakeSource {
+    fn new() -> Arc<Self> {
+        let generator = Arc::new(generator_on(Arc::new(SystemClock)));
+        Arc::new(FakeSource {
+            layout: generator.layout().clone(),
+            generator,
+            refuse: false.into(),
+            revoke_after_issue: false.into(),
+        })
+    }
+}
+
+impl IdSource for FakeSource {
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        self.generator.clock()
+    }
+
+    fn current(&self) -> Result<Arc<ServerGenerator>, snowflake_server::Unavailable> {
+        if self.refuse.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(snowflake_server::Unavailable::new(
+                "cannot reach etcd at http://10.9.8.7:2379: secret detail",
+            ));
+        }
+        Ok(Arc::clone(&self.generator))
+    }
+
+    fn still_valid(&self, _: &Arc<ServerGenerator>) -> bool {
+        !self
+            .revoke_after_issue
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn status(&self) -> serde_json::Map<String, Value> {
+        let mut map = serde_json::Map::new();
+        map.insert("slot".into(), "datacenter=2,machine=5".into());
+        map
+    }
+
+    fn shutdown(self: Arc<Self>) -> snowflake_server::Shutdown {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[tokio::test]
+async fn a_source_that_cannot_issue_is_503_with_a_fixed_message() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let source = FakeSource::new();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let call = |method: Method, uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::builder()
+                .method(method)
+                .uri(uri)
+                .body(Body::empty())
+                .unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            let status = response.status();
+            let retry = response.headers().get(header::RETRY_AFTER).cloned();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            (status, retry, String::from_utf8(body.to_vec()).unwrap())
+        }
+    };
+    // Ready, and the source's own status fields are printed as given.
+    let (status, _, body) = call(Method::GET, "/readyz").await;
+    assert_eq!(status, StatusCode::OK);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["status"], "ready");
+    assert_eq!(v["slot"], "datacenter=2,machine=5");
+
+    source.refuse.store(true, SeqCst);
+    for (method, uri) in [
+        (Method::GET, "/readyz"),
+        (Method::POST, "/api/v1/ids"),
+        (Method::POST, "/api/v1/ids?count=5000"),
+    ] {
+        let (status, retry, body) = call(method, uri).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{uri}: {body}");
+        assert!(retry.is_some(), "{uri}: no Retry-After");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["status"], 503);
+        assert!(
+            v["detail"]
+                .as_str()
+                .unwrap()
+                .contains("cannot issue IDs right now"),
+            "{body}"
+        );
+        assert!(
+            !body.contains("10.9.8.7") && !body.contains("secret"),
+            "{body}"
+        );
+    }
+    // Composing and decoding need no generator: they still work.
+    let (status, _, _) = call(Method::GET, "/api/v1/compose?timestamp=1288834975657").await;
+    assert_eq!(status, StatusCode::OK);
+
+    // IDs made while the permission lapsed are not handed out.
+    source.refuse.store(false, SeqCst);
+    source.revoke_after_issue.store(true, SeqCst);
+    let before = source.generator.stats().issued;
+    let (status, _, body) = call(Method::POST, "/api/v1/ids?count=3").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(!body.contains("\"ids\""), "{body}");
+    assert_eq!(
+        source.generator.stats().issued,
+        before + 3,
+        "made, then withheld"
+    );
+    source.revoke_after_issue.store(false, SeqCst);
+    let (status, _, _) = call(Method::POST, "/api/v1/ids?count=3").await;
+    assert_eq!(status, StatusCode::OK);
 }

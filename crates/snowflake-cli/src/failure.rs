@@ -1,0 +1,39 @@
+//! Why a command failed, and so which exit status it gets.
+
+use std::io;
+
+use snowflake::{Error, ErrorKind};
+
+/// Why a command failed: bad input (2), unsupported here (2), or the work
+/// itself (1).
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: exit status 2.
+    Usage(Error),
+    /// Something this build does not do (cluster mode without the feature):
+    /// exit status 2, with how to get it.
+    #[cfg_attr(feature = "cluster", allow(dead_code))]
+    Unsupported(String),
+    /// The work itself failed (clock, store, I/O): exit status 1.
+    Runtime(String),
+    /// Whoever read stdout has gone (`| head`): a quiet, successful end.
+    PipeClosed,
+}
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        match err.kind() {
+            ErrorKind::InvalidInput => Failure::Usage(err),
+            _ => Failure::Runtime(err.to_string()),
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(err: io::Error) -> Self {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            return Failure::PipeClosed;
+        }
+        Failure::Runtime(format!("cannot write the output: {err}"))
+    }
+}

@@ -1,0 +1,91 @@
+//! The shapes of the API's JSON bodies, for the OpenAPI document. They
+//! describe what the core's `serde` impls write; nothing serialises them.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// One labelled run of bits.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Segment)]
+pub struct SegmentSchema {
+    /// `sign`, `timestamp` or a field's name.
+    name: String,
+    bits: u8,
+    /// For the timestamp, time units since the epoch.
+    value: u64,
+    /// `bits` characters of 0 and 1.
+    binary: String,
+}
+
+/// An ID and its breakdown; the same object as `snowflake decode --json`.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Decoded)]
+pub struct DecodedSchema {
+    /// The ID as a decimal string (JavaScript numbers lose precision above 2^53).
+    #[schema(example = "4194439168")]
+    id: String,
+    #[schema(example = "twitter")]
+    layout: String,
+    #[schema(example = 1288834975657i64)]
+    timestamp_ms: i64,
+    #[schema(example = "2010-11-04T01:42:55.657Z")]
+    time: String,
+    /// Every field but time, by name, the sequence included.
+    fields: BTreeMap<String, u64>,
+    /// The 64 bits, most significant first.
+    binary: String,
+    segments: Vec<SegmentSchema>,
+}
+
+/// The IDs a layout can produce in a window.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Bounds)]
+pub struct BoundsSchema {
+    layout: String,
+    from_ms: i64,
+    from: String,
+    to_ms: i64,
+    to: String,
+    /// Smallest ID, decimal string.
+    first: String,
+    /// Largest ID, decimal string.
+    last: String,
+}
+
+/// A layout: widths, epoch, capacity.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Layout)]
+pub struct LayoutSchema {
+    name: String,
+    spec: String,
+    epoch_ms: i64,
+    epoch: String,
+    tick_ms: u64,
+    sign_bit: bool,
+    time_bits: u8,
+    /// `[name, bits]` pairs, most significant first.
+    fields: Vec<(String, u8)>,
+    sequence: Option<String>,
+    last_ms: i64,
+    last: String,
+    ids_per_ms: Option<f64>,
+    nodes: u64,
+}
+
+/// Fresh IDs.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Ids)]
+pub struct IdsSchema {
+    layout: String,
+    /// Decimal strings, strictly increasing.
+    ids: Vec<String>,
+}
+
+/// Health and readiness.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Status)]
+pub struct StatusSchema {
+    status: String,
+}
