@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
+use snowflake::{Error, Generator, Layout};
 use snowflake_etcd::{ClusterConfig, NodeInfo};
 
 use crate::Failure;
@@ -69,8 +69,8 @@ pub fn config(
         fixed,
         lease_ttl,
         margin: ClusterConfig::default_margin(lease_ttl),
-        tolerance_ms: DEFAULT_TOLERANCE_MS,
-        reserve_ms: DEFAULT_RESERVE_MS,
+        tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
+        reserve_ms: Generator::DEFAULT_RESERVE_MS,
         clock: Arc::new(snowflake::SystemClock),
         info: NodeInfo {
             hostname: hostname(),
