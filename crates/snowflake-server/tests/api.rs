@@ -115,12 +115,12 @@ async fn compose_errors_name_the_field() {
         (
             "/api/v1/compose?machine=32",
             "machine",
-            "machine 32 is out of range 0..=31 (5 bits)",
+            "machine 32 is out of range: 0 to 31 (5 bits)",
         ),
         (
             "/api/v1/compose?machine=-1",
             "machine",
-            "machine -1 is out of range",
+            "machine -1 is out of range: 0 to 31",
         ),
         (
             "/api/v1/compose?datacenter=x",

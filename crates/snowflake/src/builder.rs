@@ -30,7 +30,7 @@ impl Generator<SystemClock> {
     /// use snowflake::{Generator, Layout};
     ///
     /// let err = Generator::new(Layout::twitter(), &[("machine", 32)]).unwrap_err();
-    /// assert_eq!(err.to_string(), "machine 32 is out of range 0..=31 (5 bits)");
+    /// assert_eq!(err.to_string(), "machine 32 is out of range: 0 to 31 (5 bits)");
     /// ```
     pub fn new(layout: Layout, node: &[(&str, u64)]) -> Result<Self, Error> {
         Generator::builder(layout).node(node).build()

@@ -6,7 +6,7 @@ use core::fmt;
 use crate::error::{Error, Repr};
 use crate::id::Id;
 
-/// The largest value a field of `bits` bits holds (`bits` is 0..=63 here).
+/// The largest value a field of `bits` bits holds (`bits` is 0 to 63 here).
 const fn max_of(bits: u8) -> u64 {
     (1u64 << bits) - 1
 }
@@ -554,7 +554,7 @@ impl Layout {
     /// let twitter = snowflake::Layout::twitter();
     /// assert_eq!(twitter.parse_value("machine", "31")?, 31);
     /// let err = twitter.parse_value("machine", "-1").unwrap_err();
-    /// assert_eq!(err.to_string(), "machine -1 is out of range 0..=31 (5 bits)");
+    /// assert_eq!(err.to_string(), "machine -1 is out of range: 0 to 31 (5 bits)");
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn parse_value(&self, field: &str, text: &str) -> Result<u64, Error> {

@@ -5,10 +5,10 @@
 //! | bits | field | range |
 //! | --- | --- | --- |
 //! | 1 | sign, always 0, so the ID is positive as an `i64` | 0 |
-//! | 41 | milliseconds since 1288834974657 (2010-11-04T01:42:54.657Z) | 0 ..= 2^41-1 |
-//! | 5 | datacenter | 0 ..= 31 |
-//! | 5 | machine | 0 ..= 31 |
-//! | 12 | sequence within the millisecond | 0 ..= 4095 |
+//! | 41 | milliseconds since 1288834974657 (2010-11-04T01:42:54.657Z) | 0 to 2^41-1 |
+//! | 5 | datacenter | 0 to 31 |
+//! | 5 | machine | 0 to 31 |
+//! | 12 | sequence within the millisecond | 0 to 4095 |
 //!
 //! ```text
 //! id = ((t - 1288834974657) << 22) | (datacenter << 17) | (machine << 12) | sequence
