@@ -3,7 +3,7 @@
 //! Each check states what the core promises in its docs and panics when it
 //! does not hold, so libFuzzer records the input as a crash.
 
-use snowflake::{Decoded, Id, Layout, SEQUENCE_FIELD, SIGN_FIELD, TIME_FIELD};
+use snowflake::{Decoded, Id, Layout};
 
 /// The widths fill the ID exactly, most significant first, with no gaps.
 pub fn check_shape(layout: &Layout) {
@@ -149,9 +149,9 @@ fn check_segments(layout: &Layout, decoded: &Decoded<'_>, binary: &str) {
     }
     let mut names: Vec<&str> = Vec::new();
     if layout.has_sign_bit() {
-        names.push(SIGN_FIELD);
+        names.push(Layout::SIGN_FIELD);
     }
-    names.push(TIME_FIELD);
+    names.push(Layout::TIME_FIELD);
     names.extend(layout.fields().iter().map(|f| f.name()));
     let segment_names: Vec<&str> = segments.iter().map(|s| s.name()).collect();
     assert_eq!(segment_names, names);
@@ -163,7 +163,7 @@ fn check_segments(layout: &Layout, decoded: &Decoded<'_>, binary: &str) {
 pub fn check_custom_sequence(layout: &Layout) {
     assert_eq!(
         layout.sequence().map(|f| f.name()),
-        layout.field(SEQUENCE_FIELD).map(|f| f.name()),
+        layout.field(Layout::SEQUENCE_FIELD).map(|f| f.name()),
         "{layout:?}"
     );
 }

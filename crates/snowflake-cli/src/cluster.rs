@@ -6,9 +6,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Clock, DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Error, Layout};
+use snowflake::{Clock, Error, Generator, Layout, SharedGenerator};
 use snowflake_etcd::{Cluster, ClusterConfig, NodeInfo};
-use snowflake_server::{IdSource, ServerGenerator, Shutdown, Unavailable};
+use snowflake_server::{IdSource, Shutdown, Unavailable};
 
 use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
 use crate::failure::Failure;
@@ -61,7 +61,7 @@ impl IdSource for ClusterSource {
         &self.clock
     }
 
-    fn current(&self) -> Result<Arc<ServerGenerator>, Unavailable> {
+    fn current(&self) -> Result<Arc<SharedGenerator>, Unavailable> {
         self.cluster
             .current()
             .map(|holding| Arc::clone(&holding.generator))
@@ -70,7 +70,7 @@ impl IdSource for ClusterSource {
 
     /// The fence is checked again after the IDs were made, so IDs made while
     /// the process was paused past its lease are never handed out.
-    fn still_valid(&self, generator: &Arc<ServerGenerator>) -> bool {
+    fn still_valid(&self, generator: &Arc<SharedGenerator>) -> bool {
         self.cluster.still_issuing(generator)
     }
 
@@ -155,8 +155,8 @@ pub fn config(
         fixed,
         lease_ttl,
         margin: ClusterConfig::default_margin(lease_ttl),
-        tolerance_ms: DEFAULT_TOLERANCE_MS,
-        reserve_ms: DEFAULT_RESERVE_MS,
+        tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
+        reserve_ms: Generator::DEFAULT_RESERVE_MS,
         clock: Arc::new(snowflake::SystemClock),
         info: NodeInfo {
             hostname: hostname(),

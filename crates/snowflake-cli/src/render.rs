@@ -45,7 +45,7 @@ pub fn decoded(d: &Decoded<'_>) -> String {
             s.bits(),
             s.value()
         );
-        if s.name() == snowflake::TIME_FIELD {
+        if s.name() == snowflake::Layout::TIME_FIELD {
             let _ = write!(out, "  = {} ({} ms)", d.time(), d.timestamp_ms());
         }
         out.push('\n');

@@ -199,11 +199,11 @@ fn bad_input_exits_2_with_one_clear_line() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["compose", "--machine", "32"],
-            "machine 32 is out of range 0..=31 (5 bits)",
+            "machine 32 is out of range: 0 to 31 (5 bits)",
         ),
         (
             &["compose", "--machine", "-1"],
-            "machine -1 is out of range 0..=31 (5 bits)",
+            "machine -1 is out of range: 0 to 31 (5 bits)",
         ),
         (
             &["compose", "--datacenter", "abc"],
@@ -211,7 +211,7 @@ fn bad_input_exits_2_with_one_clear_line() {
         ),
         (
             &["compose", "--sequence", "4096"],
-            "sequence 4096 is out of range 0..=4095 (12 bits)",
+            "sequence 4096 is out of range: 0 to 4095 (12 bits)",
         ),
         (
             &["compose", "-f", "worker=1"],

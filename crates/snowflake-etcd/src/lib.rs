@@ -29,12 +29,9 @@ use std::time::{Duration, Instant};
 
 use etcd_client::{Client, ConnectOptions, GetOptions, PutOptions, TlsOptions, Txn, TxnOp};
 use serde::{Deserialize, Serialize};
-use snowflake::{Clock, Generator, Layout, UnixMillis};
+use snowflake::{Clock, Layout, SharedGenerator, UnixMillis};
 
 pub use slots::{Slot, SlotSpace, slot_space};
-
-/// The generator a cluster node issues from.
-pub type ClusterGenerator = Generator<Arc<dyn Clock>>;
 
 /// How a node joins a cluster.
 #[derive(Clone)]
@@ -137,7 +134,7 @@ pub struct Holding {
     /// The slot.
     pub slot: Slot,
     /// The generator issuing in it.
-    pub generator: Arc<ClusterGenerator>,
+    pub generator: Arc<SharedGenerator>,
     lease: i64,
     writer: Arc<mark::MarkWriter>,
 }
@@ -307,7 +304,7 @@ impl Cluster {
     /// Whether IDs just made with `generator` may still be handed out: the
     /// same check as [`Cluster::still_valid`], for a caller that kept only
     /// the generator.
-    pub fn still_issuing(&self, generator: &Arc<ClusterGenerator>) -> bool {
+    pub fn still_issuing(&self, generator: &Arc<SharedGenerator>) -> bool {
         !self.inner.fenced()
             && self
                 .inner

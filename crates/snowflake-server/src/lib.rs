@@ -48,5 +48,5 @@ pub use app::app;
 pub use config::Config;
 pub use problem::Problem;
 pub use serve::{ServeError, serve, serve_until};
-pub use source::{IdSource, ServerGenerator, Shutdown, Standalone, Unavailable};
+pub use source::{IdSource, Shutdown, Standalone, Unavailable};
 pub use state::AppState;

@@ -9,12 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use snowflake::{Clock, Generator, Layout};
-
-/// The generator the service issues from. The clock is chosen at run time:
-/// the system clock in production, a manual one in tests; the indirection
-/// costs a nanosecond against a request's microseconds.
-pub type ServerGenerator = Generator<Arc<dyn Clock>>;
+use snowflake::{Clock, Layout, SharedGenerator};
 
 /// What [`IdSource::shutdown`] returns: a future, so a source may talk to the
 /// network while it lets go.
@@ -69,12 +64,12 @@ pub trait IdSource: Send + Sync + fmt::Debug + 'static {
     fn clock(&self) -> &Arc<dyn Clock>;
 
     /// The generator to issue from now, or why none may issue.
-    fn current(&self) -> Result<Arc<ServerGenerator>, Unavailable>;
+    fn current(&self) -> Result<Arc<SharedGenerator>, Unavailable>;
 
     /// Whether IDs just made with `generator` may still be handed out. A
     /// source whose right to issue can lapse (a lease) checks it again here,
     /// after the IDs were made, so a process paused in between finds out.
-    fn still_valid(&self, generator: &Arc<ServerGenerator>) -> bool {
+    fn still_valid(&self, generator: &Arc<SharedGenerator>) -> bool {
         let _ = generator;
         true
     }
@@ -96,7 +91,7 @@ pub trait IdSource: Send + Sync + fmt::Debug + 'static {
 /// A fixed node identity: one generator, always there.
 #[derive(Debug)]
 pub struct Standalone {
-    generator: Arc<ServerGenerator>,
+    generator: Arc<SharedGenerator>,
 }
 
 impl Standalone {
@@ -111,14 +106,14 @@ impl Standalone {
     /// let source = snowflake_server::Standalone::new(generator);
     /// # Ok::<(), snowflake::Error>(())
     /// ```
-    pub fn new(generator: ServerGenerator) -> Arc<Self> {
+    pub fn new(generator: SharedGenerator) -> Arc<Self> {
         Arc::new(Standalone {
             generator: Arc::new(generator),
         })
     }
 
     /// The generator, for callers that want its statistics.
-    pub fn generator(&self) -> &Arc<ServerGenerator> {
+    pub fn generator(&self) -> &Arc<SharedGenerator> {
         &self.generator
     }
 }
@@ -132,7 +127,7 @@ impl IdSource for Standalone {
         self.generator.clock()
     }
 
-    fn current(&self) -> Result<Arc<ServerGenerator>, Unavailable> {
+    fn current(&self) -> Result<Arc<SharedGenerator>, Unavailable> {
         Ok(Arc::clone(&self.generator))
     }
 

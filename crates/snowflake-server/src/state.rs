@@ -8,7 +8,9 @@ use metrics_exporter_prometheus::PrometheusHandle;
 use snowflake::{Clock, Layout};
 
 use crate::problem::Problem;
-use crate::source::{IdSource, ServerGenerator, Unavailable};
+use snowflake::SharedGenerator;
+
+use crate::source::{IdSource, Unavailable};
 use crate::telemetry;
 
 /// Requests for up to this many IDs are served on the async worker.
@@ -72,7 +74,7 @@ impl AppState {
     /// its result out only if the source still allows it afterwards.
     fn with_generator<T>(
         &self,
-        issue: impl FnOnce(&ServerGenerator) -> Result<T, snowflake::Error>,
+        issue: impl FnOnce(&SharedGenerator) -> Result<T, snowflake::Error>,
     ) -> Result<T, Problem> {
         let generator = self.source.current().map_err(|why| unavailable(&why))?;
         let out = issue(&generator)?;
@@ -123,7 +125,7 @@ impl AppState {
 
     fn write_ids(
         &self,
-        generator: &ServerGenerator,
+        generator: &SharedGenerator,
         count: u64,
         plain: bool,
     ) -> Result<Vec<u8>, snowflake::Error> {

@@ -7,8 +7,8 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use snowflake::{Clock, FileMarkStore, Generator, Layout, SystemClock};
-use snowflake_server::{AppState, Config, IdSource, ServerGenerator, Standalone, app};
+use snowflake::{Clock, FileMarkStore, Generator, Layout, SharedGenerator, SystemClock};
+use snowflake_server::{AppState, Config, IdSource, Standalone, app};
 use tower::ServiceExt;
 
 struct Reply {
@@ -36,7 +36,7 @@ fn config() -> Config {
 /// The node every test issues as: datacenter 2, machine 5.
 const NODE: [(&str, u64); 2] = [("datacenter", 2), ("machine", 5)];
 
-fn generator_on(clock: Arc<dyn Clock>) -> ServerGenerator {
+fn generator_on(clock: Arc<dyn Clock>) -> SharedGenerator {
     Generator::builder(Layout::twitter())
         .node(&NODE)
         .clock(clock)
@@ -126,12 +126,12 @@ async fn compose_errors_name_the_field() {
         (
             "/api/v1/compose?machine=32",
             "machine",
-            "machine 32 is out of range 0..=31 (5 bits)",
+            "machine 32 is out of range: 0 to 31 (5 bits)",
         ),
         (
             "/api/v1/compose?machine=-1",
             "machine",
-            "machine -1 is out of range",
+            "machine -1 is out of range: 0 to 31",
         ),
         (
             "/api/v1/compose?datacenter=x",
@@ -509,7 +509,7 @@ async fn slow_requests_time_out_as_problems() {
 /// etcd.
 #[derive(Debug)]
 struct FakeSource {
-    generator: Arc<ServerGenerator>,
+    generator: Arc<SharedGenerator>,
     layout: Layout,
     refuse: std::sync::atomic::AtomicBool,
     revoke_after_issue: std::sync::atomic::AtomicBool,
@@ -536,7 +536,7 @@ impl IdSource for FakeSource {
         self.generator.clock()
     }
 
-    fn current(&self) -> Result<Arc<ServerGenerator>, snowflake_server::Unavailable> {
+    fn current(&self) -> Result<Arc<SharedGenerator>, snowflake_server::Unavailable> {
         if self.refuse.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(snowflake_server::Unavailable::new(
                 "cannot reach etcd at http://10.9.8.7:2379: secret detail",
@@ -545,7 +545,7 @@ impl IdSource for FakeSource {
         Ok(Arc::clone(&self.generator))
     }
 
-    fn still_valid(&self, _: &Arc<ServerGenerator>) -> bool {
+    fn still_valid(&self, _: &Arc<SharedGenerator>) -> bool {
         !self
             .revoke_after_issue
             .load(std::sync::atomic::Ordering::SeqCst)

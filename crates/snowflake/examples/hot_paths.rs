@@ -16,8 +16,10 @@ const START_MS: i64 = 1_700_000_000_000;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(op), Some(n)) = (args.first(), args.get(1).and_then(|n| n.parse::<u64>().ok()))
-    else {
+    let (Some(op), Some(n)) = (
+        args.first(),
+        args.get(1).and_then(|n| n.parse::<u64>().ok()),
+    ) else {
         return usage();
     };
     let result = match op.as_str() {
@@ -45,9 +47,7 @@ fn main() -> ExitCode {
 
 #[allow(clippy::print_stderr)]
 fn usage() -> ExitCode {
-    eprintln!(
-        "usage: hot_paths next_id|next_ids_4096|compose|decode|parse|system_clock COUNT"
-    );
+    eprintln!("usage: hot_paths next_id|next_ids_4096|compose|decode|parse|system_clock COUNT");
     ExitCode::from(2)
 }
 

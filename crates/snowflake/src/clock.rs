@@ -146,10 +146,14 @@ pub struct CachedClock {
     now_ms: AtomicI64,
 }
 
-/// How often the shared cached clock is refreshed.
-pub const CACHED_CLOCK_PERIOD: Duration = Duration::from_micros(100);
-
 impl CachedClock {
+    /// How often the shared cached clock is refreshed.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::CachedClock::PERIOD.as_micros(), 100);
+    /// ```
+    pub const PERIOD: Duration = Duration::from_micros(100);
+
     /// The process-wide cached clock.
     pub fn shared() -> &'static CachedClock {
         static SHARED: OnceLock<&'static CachedClock> = OnceLock::new();
@@ -162,7 +166,7 @@ impl CachedClock {
                 .spawn(move || {
                     loop {
                         clock.refresh();
-                        std::thread::sleep(CACHED_CLOCK_PERIOD);
+                        std::thread::sleep(CachedClock::PERIOD);
                     }
                 });
             // Without the thread, every read falls back to the system clock.

@@ -1,9 +1,33 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::error::{Error, Repr};
 use crate::id::Id;
-use crate::layout::{Layout, SIGN_FIELD, TIME_FIELD, max_of};
+use crate::layout::Layout;
 use crate::time::UnixMillis;
+
+impl Layout {
+    /// Decodes an ID: timestamp, time units and every field. For a layout with
+    /// a sign bit, an ID with that bit set is an error, not a negative time.
+    ///
+    /// ```
+    /// let twitter = snowflake::Layout::twitter();
+    /// let tweet = twitter.decode(1541815603606036480.into())?;
+    /// assert_eq!(tweet.time().to_string(), "2022-06-28T16:07:40.105Z");
+    /// assert_eq!(tweet.field("datacenter"), Some(11));
+    /// assert_eq!(tweet.field("machine"), Some(26));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn decode(&self, id: Id) -> Result<Decoded<'_>, Error> {
+        if self.has_sign_bit() && id.get() >> 63 != 0 {
+            return Err(Error::new(Repr::SignBitSet {
+                id: id.get(),
+                layout: self.name().into_owned(),
+            }));
+        }
+        Ok(Decoded { layout: self, id })
+    }
+}
 
 /// An ID read through its layout: the time, every field, and the bits.
 ///
@@ -69,10 +93,6 @@ impl<'a> Segment<'a> {
 }
 
 impl<'a> Decoded<'a> {
-    pub(crate) fn new(layout: &'a Layout, id: Id) -> Self {
-        Decoded { layout, id }
-    }
-
     /// The ID.
     pub fn id(&self) -> Id {
         self.id
@@ -128,15 +148,15 @@ impl<'a> Decoded<'a> {
         let mut out = Vec::with_capacity(self.layout.fields().len() + 2);
         if self.layout.has_sign_bit() {
             out.push(Segment {
-                name: SIGN_FIELD,
+                name: Layout::SIGN_FIELD,
                 bits: 1,
                 value: self.id.get() >> 63,
             });
         }
         out.push(Segment {
-            name: TIME_FIELD,
+            name: Layout::TIME_FIELD,
             bits: self.layout.time_bits(),
-            value: (self.id.get() >> self.layout.time_shift()) & max_of(self.layout.time_bits()),
+            value: self.time_units(),
         });
         out.extend(
             self.fields()

@@ -8,7 +8,7 @@ use crate::time::UnixMillis;
 /// Everything that can go wrong in this crate, as one opaque value.
 ///
 /// Messages are lower-case and name the field, the value and what is allowed,
-/// e.g. `machine 32 is out of range 0..=31 (5 bits)`. Match on [`Error::kind`]
+/// e.g. `machine 32 is out of range: 0 to 31 (5 bits)`. Match on [`Error::kind`]
 /// and read [`Error::field`] rather than on the text.
 ///
 /// ```
@@ -17,7 +17,7 @@ use crate::time::UnixMillis;
 /// let err = Layout::twitter().compose(1288834975657, &[("machine", 32)]).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::InvalidInput);
 /// assert_eq!(err.field(), Some("machine"));
-/// assert_eq!(err.to_string(), "machine 32 is out of range 0..=31 (5 bits)");
+/// assert_eq!(err.to_string(), "machine 32 is out of range: 0 to 31 (5 bits)");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Repr>);
@@ -254,7 +254,10 @@ impl fmt::Display for Error {
                 value,
                 max,
                 bits,
-            } => write!(f, "{field} {value} is out of range 0..={max} ({bits} bits)"),
+            } => write!(
+                f,
+                "{field} {value} is out of range: 0 to {max} ({bits} bits)"
+            ),
             Repr::NotANumber {
                 field,
                 value,
@@ -262,7 +265,7 @@ impl fmt::Display for Error {
                 bits,
             } => write!(
                 f,
-                "{field} {value:?} is not a whole number; allowed is 0..={max} ({bits} bits)"
+                "{field} {value:?} is not a whole number; allowed is 0 to {max} ({bits} bits)"
             ),
             Repr::UnknownField { field, known } => {
                 write!(f, "the layout has no field {field:?}; its fields are ")?;
@@ -296,7 +299,7 @@ impl fmt::Display for Error {
             Repr::InvalidId { value, reason } => write!(f, "id {value:?} {reason}"),
             Repr::SignBitSet { id, layout } => write!(
                 f,
-                "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0..={}",
+                "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0 to {}",
                 i64::MAX
             ),
             Repr::InvalidLayout { message } => write!(f, "invalid layout: {message}"),

@@ -8,26 +8,15 @@
 //! grows, and the node fields are constant, every ID is strictly greater than
 //! every ID issued before it, from any thread.
 
-use alloc::boxed::Box;
-use alloc::string::ToString;
+use alloc::sync::Arc;
 
+use crate::batch::IdBatch;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Repr};
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::store::MarkStore;
-use crate::sync::{AtomicU64, Mutex, Ordering};
-
-/// The largest clock step back a generator may be told to wait out.
-pub const MAX_TOLERANCE_MS: u64 = 60_000;
-/// The largest lead into the future a generator may be allowed.
-pub const MAX_LEAD_MS: u64 = 1_000;
-/// The default clock step back that a generator waits out instead of failing.
-pub const DEFAULT_TOLERANCE_MS: u64 = 5;
-/// How far ahead the high-water mark is reserved by default.
-pub const DEFAULT_RESERVE_MS: u64 = 1_000;
-/// The furthest ahead a high-water mark may be reserved.
-pub const MAX_RESERVE_MS: u64 = 60_000;
+use crate::reserve::Reserve;
+use crate::sync::{AtomicU64, Ordering};
 
 /// Hands out unique, strictly increasing IDs for one node.
 ///
@@ -59,26 +48,18 @@ pub struct Generator<C: Clock = SystemClock> {
 
 /// Constants derived once from the layout, so the hot path does no lookups.
 #[derive(Clone, Copy, Debug)]
-struct Plan {
-    epoch_ms: i64,
-    tick_ms: u64,
-    max_units: u64,
-    time_shift: u8,
-    seq_bits: u8,
-    seq_shift: u8,
-    seq_max: u64,
-    node_bits: u64,
-    tolerance_units: u64,
-    tolerance_ms: u64,
-    lead_units: u64,
-}
-
-struct Reserve {
-    store: Box<dyn MarkStore>,
-    /// The highest unit already durable in the store, inclusive.
-    reserved: AtomicU64,
-    window_units: u64,
-    lock: Mutex<()>,
+pub(crate) struct Plan {
+    pub(crate) epoch_ms: i64,
+    pub(crate) tick_ms: u64,
+    pub(crate) max_units: u64,
+    pub(crate) time_shift: u8,
+    pub(crate) seq_bits: u8,
+    pub(crate) seq_shift: u8,
+    pub(crate) seq_max: u64,
+    pub(crate) node_bits: u64,
+    pub(crate) tolerance_units: u64,
+    pub(crate) tolerance_ms: u64,
+    pub(crate) lead_units: u64,
 }
 
 #[derive(Default)]
@@ -89,7 +70,6 @@ struct Counters {
     clock_backwards: AtomicU64,
     clock_backwards_max_ms: AtomicU64,
     lead_issues: AtomicU64,
-    mark_writes: AtomicU64,
 }
 
 /// What a generator has done, for metrics. Counters only grow, except that
@@ -123,282 +103,100 @@ pub struct GeneratorStats {
     pub mark_ms: Option<i64>,
 }
 
-/// Configures a [`Generator`]; see [`Generator::builder`].
-pub struct GeneratorBuilder<'a, C: Clock = SystemClock> {
-    layout: Layout,
-    node: &'a [(&'a str, u64)],
-    clock: C,
-    tolerance_ms: u64,
-    lead_ms: u64,
-    store: Option<Box<dyn MarkStore>>,
-    reserve_ms: u64,
-}
+/// A generator whose clock is chosen at run time: the one type a service
+/// holds whether it runs on the [`SystemClock`], a [`CachedClock`] or a
+/// [`ManualClock`] in its tests.
+///
+/// [`CachedClock`]: crate::CachedClock
+/// [`ManualClock`]: crate::ManualClock
+///
+/// ```
+/// use std::sync::Arc;
+/// use snowflake::{CachedClock, Clock, Generator, Layout, SharedGenerator, SystemClock};
+///
+/// let fast = true;
+/// let clock: Arc<dyn Clock> = if fast { Arc::new(CachedClock::shared()) } else { Arc::new(SystemClock) };
+/// let generator: SharedGenerator = Generator::builder(Layout::twitter())
+///     .node(&[("machine", 1)])
+///     .clock(clock)
+///     .build()?;
+/// assert!(generator.next_id()? < generator.next_id()?);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+pub type SharedGenerator = Generator<Arc<dyn Clock>>;
 
-impl Generator<SystemClock> {
-    /// A generator on the system clock with default settings, for the node
-    /// whose fields have these values (fields left out are 0).
+impl Generator {
+    /// The largest clock step back a generator may be told to wait out, in milliseconds.
     ///
     /// ```
     /// use snowflake::{Generator, Layout};
     ///
-    /// let err = Generator::new(Layout::twitter(), &[("machine", 32)]).unwrap_err();
-    /// assert_eq!(err.to_string(), "machine 32 is out of range 0..=31 (5 bits)");
+    /// let builder = Generator::builder(Layout::twitter());
+    /// assert!(builder.tolerance_ms(Generator::MAX_TOLERANCE_MS + 1).build().is_err());
     /// ```
-    pub fn new(layout: Layout, node: &[(&str, u64)]) -> Result<Self, Error> {
-        Generator::builder(layout).node(node).build()
-    }
+    pub const MAX_TOLERANCE_MS: u64 = 60_000;
 
-    /// Starts configuring a generator for `layout`.
+    /// The default clock step back, in milliseconds, that a generator waits
+    /// out instead of failing.
     ///
     /// ```
-    /// use std::sync::Arc;
-    /// use snowflake::{Generator, Layout, ManualClock};
-    ///
-    /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    /// let generator = Generator::builder(Layout::twitter())
-    ///     .node(&[("machine", 3)])
-    ///     .clock(clock.clone())
-    ///     .tolerance_ms(10)
-    ///     .build()?;
-    /// let id = generator.next_id()?;
-    /// assert_eq!(Layout::twitter().decode(id)?.timestamp_ms(), 1_700_000_000_000);
-    /// # Ok::<(), snowflake::Error>(())
+    /// assert_eq!(snowflake::Generator::DEFAULT_TOLERANCE_MS, 5);
     /// ```
-    pub fn builder<'a>(layout: Layout) -> GeneratorBuilder<'a, SystemClock> {
-        GeneratorBuilder {
-            layout,
-            node: &[],
-            clock: SystemClock,
-            tolerance_ms: DEFAULT_TOLERANCE_MS,
-            lead_ms: 0,
-            store: None,
-            reserve_ms: DEFAULT_RESERVE_MS,
-        }
-    }
+    pub const DEFAULT_TOLERANCE_MS: u64 = 5;
+
+    /// The largest lead into the future a generator may be allowed, in milliseconds.
+    ///
+    /// ```
+    /// use snowflake::{Generator, Layout};
+    ///
+    /// let builder = Generator::builder(Layout::twitter());
+    /// assert!(builder.max_lead_ms(Generator::MAX_LEAD_MS).build().is_ok());
+    /// ```
+    pub const MAX_LEAD_MS: u64 = 1_000;
+
+    /// How far ahead the high-water mark is reserved by default, in milliseconds.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Generator::DEFAULT_RESERVE_MS, 1_000);
+    /// ```
+    pub const DEFAULT_RESERVE_MS: u64 = 1_000;
+
+    /// The furthest ahead a high-water mark may be reserved, in milliseconds.
+    ///
+    /// ```
+    /// use snowflake::{Generator, Layout};
+    ///
+    /// let builder = Generator::builder(Layout::twitter());
+    /// assert!(builder.reserve_ms(Generator::MAX_RESERVE_MS + 1).build().is_err());
+    /// ```
+    pub const MAX_RESERVE_MS: u64 = 60_000;
 }
 
-impl<'a, C: Clock> GeneratorBuilder<'a, C> {
-    /// The node's field values by name; fields left out are 0. The sequence
-    /// is the generator's to set and cannot be given.
-    pub fn node(mut self, node: &'a [(&'a str, u64)]) -> Self {
-        self.node = node;
-        self
-    }
-
-    /// The clock to read; [`SystemClock`] by default.
-    pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<'a, D> {
-        GeneratorBuilder {
-            layout: self.layout,
-            node: self.node,
-            clock,
-            tolerance_ms: self.tolerance_ms,
-            lead_ms: self.lead_ms,
-            store: self.store,
-            reserve_ms: self.reserve_ms,
-        }
-    }
-
-    /// How far the clock may step back and be waited out (default 5 ms, at
-    /// most [`MAX_TOLERANCE_MS`]); beyond it, calls fail with the size of the step.
-    pub fn tolerance_ms(mut self, ms: u64) -> Self {
-        self.tolerance_ms = ms;
-        self
-    }
-
-    /// Lets the generator borrow time units from the future when the sequence
-    /// is used up, up to this many milliseconds ahead of the clock (default 0:
-    /// never; at most [`MAX_LEAD_MS`]). The lead is reported in
-    /// [`GeneratorStats::lead_ms`].
-    pub fn max_lead_ms(mut self, ms: u64) -> Self {
-        self.lead_ms = ms;
-        self
-    }
-
-    /// Keeps a high-water mark in `store` so that a restarted generator never
-    /// issues an ID at or below one issued before the restart.
-    pub fn store(mut self, store: impl MarkStore + 'static) -> Self {
-        self.store = Some(Box::new(store));
-        self
-    }
-
-    /// How far ahead of use the mark is reserved (default 1,000 ms): the
-    /// store is written about twice per this window (topped up at its half).
-    pub fn reserve_ms(mut self, ms: u64) -> Self {
-        self.reserve_ms = ms;
-        self
-    }
-
-    /// Checks the settings, reads the stored mark and builds the generator.
-    ///
-    /// When the clock is behind the stored mark, it waits until the clock is
-    /// past it, if that is at most the tolerance plus the reserve window away
-    /// (the mark is written that far ahead of use); otherwise it fails and
-    /// says by how much the clock is behind.
-    pub fn build(self) -> Result<Generator<C>, Error> {
-        let layout = self.layout;
-        let Some(seq) = layout.sequence() else {
-            return Err(Error::new(Repr::NoSequence {
-                layout: layout.name().into_owned(),
-            }));
-        };
-        let mut node_bits = 0;
-        for (name, value) in self.node {
-            if *name == seq.name() {
-                return Err(Error::new(Repr::InvalidSetting {
-                    field: "sequence",
-                    value: value.to_string(),
-                    allowed: "the generator sets the sequence itself; give only the node fields",
-                }));
-            }
-        }
-        if !self.node.is_empty() {
-            node_bits = layout.compose(layout.epoch_ms(), self.node)?.get();
-        }
-        check_setting("tolerance_ms", self.tolerance_ms, MAX_TOLERANCE_MS)?;
-        check_setting("max_lead_ms", self.lead_ms, MAX_LEAD_MS)?;
-        check_setting("reserve_ms", self.reserve_ms, MAX_RESERVE_MS)?;
-        let tick = layout.tick_ms();
-        let plan = Plan {
-            epoch_ms: layout.epoch_ms(),
-            tick_ms: tick,
-            max_units: layout.max_time_units(),
-            time_shift: layout.time_shift(),
-            seq_bits: seq.bits(),
-            seq_shift: seq.shift(),
-            seq_max: seq.max(),
-            node_bits,
-            // Rounded up: a 5 ms tolerance on a 10 ms tick still tolerates
-            // one tick, rather than none.
-            tolerance_units: self.tolerance_ms.div_ceil(tick),
-            tolerance_ms: self.tolerance_ms,
-            lead_units: self.lead_ms.div_ceil(tick),
-        };
-        let mut initial = 0;
-        let reserve = match self.store {
-            None => None,
-            Some(store) => {
-                let mark_unit = match store.load()? {
-                    None => 0,
-                    Some(mark_ms) if mark_ms < plan.epoch_ms => 0,
-                    Some(mark_ms) => layout.time_units(mark_ms).map_err(|_| {
-                        Error::new(Repr::TimeExhausted {
-                            last: layout.last_timestamp_ms(),
-                        })
-                    })?,
-                };
-                // The mark runs up to a window ahead of the last ID issued
-                // (less after a clean `close`), so a quick restart finds it
-                // ahead of the clock: wait that out, but no more.
-                let window_units = (self.reserve_ms / tick).max(1);
-                let allowance = plan.tolerance_units + window_units;
-                loop {
-                    let now_ms = self.clock.now_ms();
-                    let now = layout.time_units(now_ms)?;
-                    if now > mark_unit {
-                        break;
-                    }
-                    if mark_unit > now.saturating_add(allowance) {
-                        return Err(Error::new(Repr::MarkAhead {
-                            mark_ms: layout.timestamp_ms(mark_unit),
-                            now_ms,
-                            tolerance_ms: allowance * tick,
-                        }));
-                    }
-                    self.clock.wait_toward(layout.timestamp_ms(mark_unit + 1));
-                }
-                // Everything up to and including the mark's unit may have been
-                // issued before the restart: start as if it was all used.
-                initial = (mark_unit << plan.seq_bits) | plan.seq_max;
-                Some(Reserve {
-                    store,
-                    reserved: AtomicU64::new(mark_unit),
-                    window_units,
-                    lock: Mutex::new(()),
-                })
-            }
-        };
+impl<C: Clock> Generator<C> {
+    /// Puts together a generator whose settings the builder has checked;
+    /// `initial` is the packed (unit, sequence) pair counted as already issued.
+    pub(crate) fn from_parts(
+        layout: Layout,
+        clock: C,
+        plan: Plan,
+        reserve: Option<Reserve>,
+        initial: u64,
+    ) -> Self {
         let counters = Counters::default();
         counters.retired.store(
             ((initial & plan.seq_max) + 1).wrapping_neg(),
             Ordering::Relaxed,
         );
-        Ok(Generator {
+        Generator {
             state: AtomicU64::new(initial),
-            clock: self.clock,
+            clock,
             plan,
             reserve,
             counters,
             layout,
-        })
-    }
-}
-
-fn check_setting(field: &'static str, value: u64, max: u64) -> Result<(), Error> {
-    if value > max {
-        return Err(Error::new(Repr::InvalidSetting {
-            field,
-            value: value.to_string(),
-            allowed: match field {
-                "max_lead_ms" => "the lead is at most 1000 ms (MAX_LEAD_MS)",
-                "reserve_ms" => "the reserve is at most 60000 ms (MAX_RESERVE_MS)",
-                _ => "the tolerance is at most 60000 ms (MAX_TOLERANCE_MS)",
-            },
-        }));
-    }
-    Ok(())
-}
-
-/// A run of consecutive IDs from one time unit, from [`Generator::next_ids`].
-///
-/// ```
-/// let generator = snowflake::Generator::new(snowflake::Layout::twitter(), &[])?;
-/// let batch = generator.next_ids(3)?;
-/// let ids: Vec<_> = batch.collect();
-/// assert!(ids.len() >= 1 && ids.len() <= 3);
-/// assert!(ids.windows(2).all(|w| w[0] < w[1]));
-/// # Ok::<(), snowflake::Error>(())
-/// ```
-// Not `Clone`: a copy would hand out the same IDs again.
-#[derive(Debug, PartialEq, Eq)]
-pub struct IdBatch {
-    next: u64,
-    left: u64,
-    step: u64,
-}
-
-impl IdBatch {
-    /// The first ID of what is left, if any.
-    pub fn first(&self) -> Option<Id> {
-        (self.left > 0).then_some(Id::new(self.next))
-    }
-
-    /// The last ID of the batch, if any.
-    pub fn last_id(&self) -> Option<Id> {
-        (self.left > 0).then(|| Id::new(self.next + (self.left - 1) * self.step))
-    }
-}
-
-impl Iterator for IdBatch {
-    type Item = Id;
-
-    #[inline]
-    fn next(&mut self) -> Option<Id> {
-        if self.left == 0 {
-            return None;
         }
-        let id = Id::new(self.next);
-        self.left -= 1;
-        self.next = self.next.wrapping_add(self.step);
-        Some(id)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
-        (n, Some(n))
     }
 }
-
-impl ExactSizeIterator for IdBatch {}
 
 impl<C: Clock> Generator<C> {
     /// The next ID: strictly greater than every ID this generator returned
@@ -439,18 +237,14 @@ impl<C: Clock> Generator<C> {
     /// ```
     pub fn next_ids(&self, n: u64) -> Result<IdBatch, Error> {
         if n == 0 {
-            return Ok(IdBatch {
-                next: 0,
-                left: 0,
-                step: 0,
-            });
+            return Ok(IdBatch::new(0, 0, 0));
         }
         let (first, count) = self.advance(n)?;
-        Ok(IdBatch {
-            next: self.raw_id(first),
-            left: count,
-            step: 1 << self.plan.seq_shift,
-        })
+        Ok(IdBatch::new(
+            self.raw_id(first),
+            count,
+            1 << self.plan.seq_shift,
+        ))
     }
 
     /// Shrinks the stored mark to the last ID actually issued, so that a
@@ -472,7 +266,7 @@ impl<C: Clock> Generator<C> {
     pub fn close(self) -> Result<(), Error> {
         if let Some(reserve) = &self.reserve {
             let last = self.state.load(Ordering::Acquire) >> self.plan.seq_bits;
-            reserve.store.save(self.mark_ms_of(last))?;
+            reserve.release(last)?;
         }
         Ok(())
     }
@@ -517,11 +311,8 @@ impl<C: Clock> Generator<C> {
             // counted in `clock_backwards`, not here.
             lead_ms: last.saturating_sub(now).min(self.plan.lead_units) * self.plan.tick_ms,
             lead_issues: c.lead_issues.load(Ordering::Relaxed),
-            mark_writes: c.mark_writes.load(Ordering::Relaxed),
-            mark_ms: self
-                .reserve
-                .as_ref()
-                .map(|r| self.mark_ms_of(r.reserved.load(Ordering::Relaxed))),
+            mark_writes: self.reserve.as_ref().map_or(0, Reserve::writes),
+            mark_ms: self.reserve.as_ref().map(Reserve::mark_ms),
         }
     }
 
@@ -635,7 +426,7 @@ impl<C: Clock> Generator<C> {
                 }
             };
             if let Some(reserve) = &self.reserve {
-                self.ensure_reserved(reserve, first >> p.seq_bits)?;
+                reserve.ensure(first >> p.seq_bits)?;
             }
             let claimed = first + count - 1;
             if self
@@ -650,62 +441,6 @@ impl<C: Clock> Generator<C> {
             }
         }
     }
-
-    /// The mark stored for a reserved unit: the last millisecond of that unit.
-    fn mark_ms_of(&self, unit: u64) -> i64 {
-        self.layout.timestamp_ms(unit) + (self.plan.tick_ms - 1) as i64
-    }
-
-    /// Makes sure `unit` is covered by a durable mark before any ID in it is
-    /// published. Tops the mark up early, when half the window is used, by
-    /// whichever thread gets the lock first, so callers rarely wait on disk.
-    fn ensure_reserved(&self, reserve: &Reserve, unit: u64) -> Result<(), Error> {
-        let reserved = reserve.reserved.load(Ordering::Acquire);
-        if unit <= reserved {
-            if unit + reserve.window_units / 2 > reserved {
-                if let Ok(_guard) = reserve.lock.try_lock() {
-                    // Still within the mark: a failed early top-up is retried
-                    // by the next caller, and is an error only once needed.
-                    let _ = self.extend(reserve, unit);
-                }
-            }
-            return Ok(());
-        }
-        let _guard = reserve
-            .lock
-            .lock()
-            .map_err(|_| Error::store("the mark lock was poisoned by a panic"))?;
-        if unit <= reserve.reserved.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        self.extend(reserve, unit)
-    }
-
-    fn extend(&self, reserve: &Reserve, unit: u64) -> Result<(), Error> {
-        let target = unit
-            .saturating_add(reserve.window_units)
-            .min(self.plan.max_units);
-        if target <= reserve.reserved.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        reserve.store.save(self.mark_ms_of(target))?;
-        reserve.reserved.fetch_max(target, Ordering::Release);
-        self.counters.mark_writes.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
-impl<C: Clock> core::fmt::Debug for GeneratorBuilder<'_, C> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("GeneratorBuilder")
-            .field("layout", &self.layout.name())
-            .field("node", &self.node)
-            .field("tolerance_ms", &self.tolerance_ms)
-            .field("lead_ms", &self.lead_ms)
-            .field("store", &self.store.is_some())
-            .field("reserve_ms", &self.reserve_ms)
-            .finish_non_exhaustive()
-    }
 }
 
 impl<C: Clock> core::fmt::Debug for Generator<C> {
@@ -715,79 +450,5 @@ impl<C: Clock> core::fmt::Debug for Generator<C> {
             .field("node_bits", &self.plan.node_bits)
             .field("stats", &self.stats())
             .finish_non_exhaustive()
-    }
-}
-
-/// Model checks of the compare-and-swap step: loom runs every interleaving of
-/// the threads' atomic operations. Run with
-/// `RUSTFLAGS="--cfg loom" cargo test -p snowflake --lib --release loom`.
-#[cfg(all(test, loom))]
-mod loom_tests {
-    use super::*;
-    use crate::clock::ManualClock;
-    use alloc::vec::Vec;
-    use loom::sync::Arc;
-    use loom::thread;
-
-    /// Two IDs per time unit, so that threads also race through exhaustion
-    /// and the move to the next unit.
-    fn tiny() -> Arc<Generator<ManualClock>> {
-        let layout = Layout::parse("time:62,sequence:1").unwrap();
-        Arc::new(
-            Generator::builder(layout)
-                .clock(ManualClock::new(1))
-                .build()
-                .unwrap(),
-        )
-    }
-
-    fn run(threads: usize, per_thread: usize) {
-        loom::model(move || {
-            let generator = tiny();
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    let generator = generator.clone();
-                    thread::spawn(move || {
-                        let ids: Vec<u64> = (0..per_thread)
-                            .map(|_| generator.next_id().unwrap().get())
-                            .collect();
-                        assert!(ids.windows(2).all(|w| w[0] < w[1]));
-                        ids
-                    })
-                })
-                .collect();
-            let mut all: Vec<u64> = handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap())
-                .collect();
-            all.sort_unstable();
-            all.dedup();
-            assert_eq!(all.len(), threads * per_thread, "duplicate IDs");
-            assert_eq!(generator.stats().issued, (threads * per_thread) as u64);
-        });
-    }
-
-    #[test]
-    fn loom_two_threads_two_ids_each() {
-        run(2, 2);
-    }
-
-    #[test]
-    fn loom_three_threads_one_id_each() {
-        run(3, 1);
-    }
-
-    #[test]
-    fn loom_batches_do_not_overlap() {
-        loom::model(|| {
-            let generator = tiny();
-            let other = generator.clone();
-            let handle = thread::spawn(move || other.next_ids(2).unwrap().collect::<Vec<_>>());
-            let mine: Vec<_> = generator.next_ids(2).unwrap().collect();
-            let theirs = handle.join().unwrap();
-            for id in &mine {
-                assert!(!theirs.contains(id));
-            }
-        });
     }
 }

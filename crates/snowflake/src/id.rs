@@ -71,7 +71,7 @@ impl Id {
             return Err(invalid("is empty; give a decimal or 0x-hexadecimal number"));
         }
         if input.starts_with('-') {
-            return Err(invalid("is negative; IDs are 0..=18446744073709551615"));
+            return Err(invalid("is negative; IDs are 0 to 18446744073709551615"));
         }
         let mut value: u64 = 0;
         for c in digits.chars() {
@@ -86,7 +86,7 @@ impl Id {
                 .checked_mul(u64::from(radix))
                 .and_then(|v| v.checked_add(u64::from(digit)))
                 .ok_or_else(|| {
-                    invalid("does not fit in 64 bits; IDs are 0..=18446744073709551615")
+                    invalid("does not fit in 64 bits; IDs are 0 to 18446744073709551615")
                 })?;
         }
         Ok(Id(value))

@@ -1,25 +1,15 @@
 use alloc::borrow::Cow;
-use alloc::string::{String, ToString};
+use alloc::string::ToString;
 use alloc::vec::Vec;
 use core::fmt;
-use core::ops::RangeInclusive;
-use core::str::FromStr;
 
-use crate::decoded::Decoded;
 use crate::error::{Error, Repr};
 use crate::id::Id;
 
-/// The largest value a field of `bits` bits holds (`bits` is 0..=63 here).
-pub(crate) const fn max_of(bits: u8) -> u64 {
+/// The largest value a field of `bits` bits holds (`bits` is 0 to 63 here).
+const fn max_of(bits: u8) -> u64 {
     (1u64 << bits) - 1
 }
-
-/// The name the time field goes by in breakdowns and custom layouts.
-pub const TIME_FIELD: &str = "timestamp";
-/// The name of the reserved top bit in breakdowns.
-pub const SIGN_FIELD: &str = "sign";
-/// The field name that marks the sequence in a custom layout.
-pub const SEQUENCE_FIELD: &str = "sequence";
 
 /// One field below the time field: a name and a width.
 ///
@@ -163,17 +153,11 @@ impl LayoutBuilder {
         self.field(name, bits)
     }
 
-    fn named(mut self, name: &'static str) -> Self {
+    /// Gives the layout a name of its own; only presets have one, so that
+    /// a custom layout is always shown by its spec.
+    pub(crate) fn named(mut self, name: &'static str) -> Self {
         self.name = Some(Cow::Borrowed(name));
         self
-    }
-
-    /// Builds a preset, whose widths are constants the tests check.
-    fn build_preset(self) -> Layout {
-        match self.build() {
-            Ok(layout) => layout,
-            Err(err) => unreachable!("preset layout is invalid: {err}"),
-        }
     }
 
     /// Validates widths, the total, names and the time range.
@@ -250,7 +234,7 @@ fn validate_name(name: &str) -> Result<(), Error> {
             "field name {name:?} must be 1 to 32 characters of a-z, 0-9 and _, starting with a letter"
         )));
     }
-    if name == TIME_FIELD || name == "time" || name == SIGN_FIELD {
+    if name == Layout::TIME_FIELD || name == "time" || name == Layout::SIGN_FIELD {
         return Err(Error::invalid_layout(alloc::format!(
             "field name {name:?} is reserved; the time field comes first and the sign bit is implied"
         )));
@@ -258,16 +242,28 @@ fn validate_name(name: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The names of the built-in presets, in the order [`Layout::presets`] lists them.
-pub const PRESETS: [&str; 5] = ["twitter", "discord", "instagram", "sonyflake", "mastodon"];
-
-impl Default for Layout {
-    fn default() -> Self {
-        Layout::twitter()
-    }
-}
-
 impl Layout {
+    /// The name the time field goes by in breakdowns and custom layouts.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::TIME_FIELD, "timestamp");
+    /// ```
+    pub const TIME_FIELD: &str = "timestamp";
+
+    /// The name of the reserved top bit in breakdowns.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::SIGN_FIELD, "sign");
+    /// ```
+    pub const SIGN_FIELD: &str = "sign";
+
+    /// The field name that marks the sequence in a custom layout.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::SEQUENCE_FIELD, "sequence");
+    /// ```
+    pub const SEQUENCE_FIELD: &str = "sequence";
+
     /// Starts a custom layout.
     ///
     /// ```
@@ -293,166 +289,6 @@ impl Layout {
             fields: Vec::new(),
             sequence: None,
         }
-    }
-
-    fn preset_builder(name: &'static str, epoch_ms: i64, time_bits: u8) -> LayoutBuilder {
-        Layout::builder()
-            .epoch_ms(epoch_ms)
-            .time_bits(time_bits)
-            .named(name)
-    }
-
-    /// Twitter's layout, the default: epoch 1288834974657;
-    /// sign 1 | time 41 | datacenter 5 | machine 5 | sequence 12.
-    ///
-    /// ```
-    /// let id = snowflake::Layout::twitter()
-    ///     .compose(1288834975657, &[("datacenter", 1), ("machine", 1)])?;
-    /// assert_eq!(id.get(), 4194439168);
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn twitter() -> Layout {
-        Layout::preset_builder("twitter", 1288834974657, 41)
-            .field("datacenter", 5)
-            .field("machine", 5)
-            .sequence("sequence", 12)
-            .build_preset()
-    }
-
-    /// Discord's layout: epoch 1420070400000 (2015);
-    /// time 42 | worker 5 | process 5 | increment 12, no sign bit.
-    ///
-    /// ```
-    /// let discord = snowflake::Layout::discord();
-    /// let d = discord.decode(175928847299117063.into())?;
-    /// assert_eq!(d.timestamp_ms(), 1462015105796);
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn discord() -> Layout {
-        Layout::preset_builder("discord", 1420070400000, 42)
-            .field("worker", 5)
-            .field("process", 5)
-            .sequence("increment", 12)
-            .build_preset()
-    }
-
-    /// Instagram's layout: epoch 1314220021721; time 41 | shard 13 | sequence 10.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Layout::instagram().field("shard").unwrap().bits(), 13);
-    /// ```
-    pub fn instagram() -> Layout {
-        Layout::preset_builder("instagram", 1314220021721, 41)
-            .field("shard", 13)
-            .sequence("sequence", 10)
-            .build_preset()
-    }
-
-    /// Sony's sonyflake: epoch 2014-09-01, 10 ms ticks;
-    /// sign 1 | time 39 | sequence 8 | machine 16.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Layout::sonyflake().tick_ms(), 10);
-    /// ```
-    pub fn sonyflake() -> Layout {
-        Layout::preset_builder("sonyflake", 1409529600000, 39)
-            .tick_ms(10)
-            .sequence("sequence", 8)
-            .field("machine", 16)
-            .build_preset()
-    }
-
-    /// Mastodon's layout: Unix epoch; time 48 | sequence 16.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Layout::mastodon().epoch_ms(), 0);
-    /// ```
-    pub fn mastodon() -> Layout {
-        Layout::preset_builder("mastodon", 0, 48)
-            .sequence("sequence", 16)
-            .build_preset()
-    }
-
-    /// Every preset, in the order of [`PRESETS`].
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Layout::presets()[1].name(), "discord");
-    /// ```
-    pub fn presets() -> [Layout; 5] {
-        [
-            Layout::twitter(),
-            Layout::discord(),
-            Layout::instagram(),
-            Layout::sonyflake(),
-            Layout::mastodon(),
-        ]
-    }
-
-    /// A preset by name (ASCII case ignored).
-    ///
-    /// ```
-    /// assert!(snowflake::Layout::preset("Twitter").is_some());
-    /// assert!(snowflake::Layout::preset("flickr").is_none());
-    /// ```
-    pub fn preset(name: &str) -> Option<Layout> {
-        Layout::presets()
-            .into_iter()
-            .find(|l| l.name().eq_ignore_ascii_case(name))
-    }
-
-    /// The one layout parser: a preset name, or a custom layout written
-    /// most significant first as `time:41,datacenter:5,machine:5,sequence:12`.
-    /// In a custom layout the field named `sequence` is the sequence.
-    ///
-    /// ```
-    /// use snowflake::Layout;
-    ///
-    /// assert_eq!(Layout::parse("discord")?, Layout::discord());
-    /// let err = Layout::parse("time:41,machine:10").unwrap_err();
-    /// assert!(err.to_string().contains("add up to 51 bits"));
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn parse(input: &str) -> Result<Layout, Error> {
-        if let Some(preset) = Layout::preset(input) {
-            return Ok(preset);
-        }
-        if !input.contains(':') {
-            return Err(Error::new(Repr::UnknownLayout {
-                name: input.to_string(),
-            }));
-        }
-        let mut builder = Layout::builder();
-        for (i, part) in input.split(',').enumerate() {
-            let part = part.trim();
-            let (name, bits) = part.split_once(':').ok_or_else(|| {
-                Error::invalid_layout(alloc::format!("{part:?} is not name:bits, as in machine:5"))
-            })?;
-            let (name, bits) = (name.trim(), bits.trim());
-            let bits: u8 = bits
-                .parse()
-                .ok()
-                .filter(|b| (1..=64).contains(b))
-                .ok_or_else(|| {
-                    Error::invalid_layout(alloc::format!(
-                        "the width of {name:?}, {bits:?}, is not a number of bits from 1 to 64"
-                    ))
-                })?;
-            let is_time = name == "time" || name == TIME_FIELD;
-            match (i, is_time) {
-                (0, true) => builder = builder.time_bits(bits),
-                (0, false) => {
-                    return Err(Error::invalid_layout(alloc::format!(
-                        "the first field must be time (most significant first), not {name:?}"
-                    )));
-                }
-                (_, true) => return Err(Error::invalid_layout("time appears twice")),
-                (_, false) if name == SEQUENCE_FIELD => {
-                    builder = builder.sequence(String::from(name), bits);
-                }
-                (_, false) => builder = builder.field(String::from(name), bits),
-            }
-        }
-        builder.build()
     }
 
     /// This layout with another epoch.
@@ -512,19 +348,6 @@ impl Layout {
             Some(name) => Cow::Borrowed(name),
             None => Cow::Owned(self.spec()),
         }
-    }
-
-    /// The widths written out, most significant first, as [`Layout::parse`] reads them.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Layout::sonyflake().spec(), "time:39,sequence:8,machine:16");
-    /// ```
-    pub fn spec(&self) -> String {
-        let mut out = alloc::format!("time:{}", self.time_bits);
-        for f in &self.fields {
-            out.push_str(&alloc::format!(",{}:{}", f.name, f.bits));
-        }
-        out
     }
 
     /// The epoch, Unix milliseconds.
@@ -731,7 +554,7 @@ impl Layout {
     /// let twitter = snowflake::Layout::twitter();
     /// assert_eq!(twitter.parse_value("machine", "31")?, 31);
     /// let err = twitter.parse_value("machine", "-1").unwrap_err();
-    /// assert_eq!(err.to_string(), "machine -1 is out of range 0..=31 (5 bits)");
+    /// assert_eq!(err.to_string(), "machine -1 is out of range: 0 to 31 (5 bits)");
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn parse_value(&self, field: &str, text: &str) -> Result<u64, Error> {
@@ -779,119 +602,14 @@ impl Layout {
         }
         Ok(Id::new(raw))
     }
-
-    /// Decodes an ID: timestamp, time units and every field. For a layout with
-    /// a sign bit, an ID with that bit set is an error, not a negative time.
-    ///
-    /// ```
-    /// let twitter = snowflake::Layout::twitter();
-    /// let tweet = twitter.decode(1541815603606036480.into())?;
-    /// assert_eq!(tweet.time().to_string(), "2022-06-28T16:07:40.105Z");
-    /// assert_eq!(tweet.field("datacenter"), Some(11));
-    /// assert_eq!(tweet.field("machine"), Some(26));
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn decode(&self, id: Id) -> Result<Decoded<'_>, Error> {
-        if self.has_sign_bit() && id.get() >> 63 != 0 {
-            return Err(Error::new(Repr::SignBitSet {
-                id: id.get(),
-                layout: self.name().into_owned(),
-            }));
-        }
-        Ok(Decoded::new(self, id))
-    }
-
-    /// The smallest and largest ID the layout can produce between two
-    /// Unix-millisecond times, both inclusive, for `WHERE id BETWEEN a AND b`.
-    /// Both ends are floored to the tick, so the range covers every ID whose
-    /// time unit overlaps the window.
-    ///
-    /// ```
-    /// let twitter = snowflake::Layout::twitter();
-    /// let bounds = twitter.bounds(1288834975657, 1288834975657)?;
-    /// assert_eq!(bounds.first().get(), 1000 << 22);
-    /// assert_eq!(bounds.last().get(), (1000 << 22) | ((1 << 22) - 1));
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn bounds(&self, from_ms: i64, to_ms: i64) -> Result<Bounds, Error> {
-        if from_ms > to_ms {
-            return Err(Error::new(Repr::InvalidWindow {
-                from: from_ms,
-                to: to_ms,
-            }));
-        }
-        let first = self.time_units(from_ms)? << self.time_shift;
-        let last = (self.time_units(to_ms)? << self.time_shift) | max_of(self.time_shift);
-        Ok(Bounds {
-            layout: self.name().into_owned(),
-            from_ms,
-            to_ms,
-            first: Id::new(first),
-            last: Id::new(last),
-        })
-    }
-}
-
-/// The IDs a layout can produce in a time window; see [`Layout::bounds`].
-///
-/// With the `serde` feature it serialises as
-/// `{"layout","from_ms","from","to_ms","to","first","last"}`, IDs as strings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bounds {
-    layout: String,
-    from_ms: i64,
-    to_ms: i64,
-    first: Id,
-    last: Id,
-}
-
-impl Bounds {
-    /// The smallest ID of the window.
-    pub fn first(&self) -> Id {
-        self.first
-    }
-
-    /// The largest ID of the window.
-    pub fn last(&self) -> Id {
-        self.last
-    }
-
-    /// The window's start, Unix milliseconds.
-    pub fn from_ms(&self) -> i64 {
-        self.from_ms
-    }
-
-    /// The window's end, Unix milliseconds.
-    pub fn to_ms(&self) -> i64 {
-        self.to_ms
-    }
-
-    /// `first..=last`.
-    pub fn range(&self) -> RangeInclusive<Id> {
-        self.first..=self.last
-    }
 }
 
 #[cfg(feature = "serde")]
 mod serde_impl {
-    use super::{Bounds, Layout};
+    use super::Layout;
     use crate::time::UnixMillis;
     use alloc::string::ToString;
     use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
-
-    impl Serialize for Bounds {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Bounds", 7)?;
-            s.serialize_field("layout", &self.layout)?;
-            s.serialize_field("from_ms", &self.from_ms)?;
-            s.serialize_field("from", &UnixMillis(self.from_ms).to_string())?;
-            s.serialize_field("to_ms", &self.to_ms)?;
-            s.serialize_field("to", &UnixMillis(self.to_ms).to_string())?;
-            s.serialize_field("first", &self.first)?;
-            s.serialize_field("last", &self.last)?;
-            s.end()
-        }
-    }
 
     struct Fields<'a>(&'a Layout);
 
@@ -935,73 +653,9 @@ impl fmt::Display for Layout {
     }
 }
 
-impl FromStr for Layout {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Layout::parse(s)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn presets_have_the_documented_shape() {
-        let specs = [
-            "time:41,datacenter:5,machine:5,sequence:12",
-            "time:42,worker:5,process:5,increment:12",
-            "time:41,shard:13,sequence:10",
-            "time:39,sequence:8,machine:16",
-            "time:48,sequence:16",
-        ];
-        for ((layout, spec), name) in Layout::presets().iter().zip(specs).zip(PRESETS) {
-            assert_eq!(layout.spec(), spec);
-            assert_eq!(layout.name(), name);
-            assert!(layout.sequence().is_some());
-        }
-        let signs: Vec<bool> = Layout::presets().iter().map(|l| l.has_sign_bit()).collect();
-        assert_eq!(signs, [true, false, false, true, false]);
-    }
-
-    #[test]
-    fn custom_layout_errors_name_the_problem() {
-        let cases = [
-            ("", "unknown layout"),
-            ("flickr", "unknown layout \"flickr\""),
-            ("machine:5,time:58", "the first field must be time"),
-            ("time:41,machine", "\"machine\" is not name:bits"),
-            ("time:41,machine:x", "\"x\", is not a number of bits"),
-            (
-                "time:41,machine:0,sequence:22",
-                "is not a number of bits from 1 to 64",
-            ),
-            ("time:41,machine:11,machine:11", "appears twice"),
-            ("time:41,Machine:22", "must be 1 to 32 characters"),
-            ("time:41,sign:22", "is reserved"),
-            ("time:41,time:22", "time appears twice"),
-            ("time:41,machine:30", "add up to 71 bits"),
-            ("time:64", "it needs 1 to 62"),
-            ("time:63", "it needs 1 to 62"),
-        ];
-        for (input, expected) in cases {
-            match Layout::parse(input) {
-                Ok(layout) => panic!("{input} parsed as {layout}"),
-                Err(err) => assert!(err.to_string().contains(expected), "{input}: {err}"),
-            }
-        }
-    }
-
-    #[test]
-    fn custom_layout_without_sequence_composes() {
-        let layout = Layout::parse("time:41,node:22").unwrap();
-        assert!(layout.sequence().is_none());
-        assert_eq!(
-            layout.compose(5, &[("node", 3)]).unwrap().get(),
-            (5 << 22) | 3
-        );
-    }
 
     #[test]
     fn huge_epoch_is_rejected() {

@@ -5,10 +5,10 @@
 //! | bits | field | range |
 //! | --- | --- | --- |
 //! | 1 | sign, always 0, so the ID is positive as an `i64` | 0 |
-//! | 41 | milliseconds since 1288834974657 (2010-11-04T01:42:54.657Z) | 0 ..= 2^41-1 |
-//! | 5 | datacenter | 0 ..= 31 |
-//! | 5 | machine | 0 ..= 31 |
-//! | 12 | sequence within the millisecond | 0 ..= 4095 |
+//! | 41 | milliseconds since 1288834974657 (2010-11-04T01:42:54.657Z) | 0 to 2^41-1 |
+//! | 5 | datacenter | 0 to 31 |
+//! | 5 | machine | 0 to 31 |
+//! | 12 | sequence within the millisecond | 0 to 4095 |
 //!
 //! ```text
 //! id = ((t - 1288834974657) << 22) | (datacenter << 17) | (machine << 12) | sequence
@@ -49,6 +49,11 @@
 extern crate alloc;
 
 #[cfg(feature = "std")]
+mod batch;
+mod bounds;
+#[cfg(feature = "std")]
+mod builder;
+#[cfg(feature = "std")]
 mod clock;
 mod decoded;
 mod error;
@@ -56,6 +61,12 @@ mod error;
 mod generator;
 mod id;
 mod layout;
+#[cfg(all(test, loom))]
+mod loom_tests;
+mod presets;
+#[cfg(feature = "std")]
+mod reserve;
+mod spec;
 #[cfg(feature = "std")]
 mod store;
 #[cfg(feature = "std")]
@@ -63,18 +74,18 @@ mod sync;
 mod time;
 
 #[cfg(feature = "std")]
-pub use clock::{CACHED_CLOCK_PERIOD, CachedClock, Clock, ManualClock, SystemClock};
+pub use batch::IdBatch;
+pub use bounds::Bounds;
+#[cfg(feature = "std")]
+pub use builder::GeneratorBuilder;
+#[cfg(feature = "std")]
+pub use clock::{CachedClock, Clock, ManualClock, SystemClock};
 pub use decoded::{Decoded, Segment};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
-pub use generator::{
-    DEFAULT_RESERVE_MS, DEFAULT_TOLERANCE_MS, Generator, GeneratorBuilder, GeneratorStats, IdBatch,
-    MAX_LEAD_MS, MAX_RESERVE_MS, MAX_TOLERANCE_MS,
-};
+pub use generator::{Generator, GeneratorStats, SharedGenerator};
 pub use id::Id;
-pub use layout::{
-    Bounds, Field, Layout, LayoutBuilder, PRESETS, SEQUENCE_FIELD, SIGN_FIELD, TIME_FIELD,
-};
+pub use layout::{Field, Layout, LayoutBuilder};
 #[cfg(feature = "std")]
 pub use store::{FileMarkStore, MarkStore};
 pub use time::UnixMillis;

@@ -243,7 +243,7 @@ proptest! {
         if let Some(f) = layout.fields().first() {
             if value > f.max() {
                 let err = layout.compose(layout.epoch_ms(), &[(f.name(), value)]).unwrap_err();
-                prop_assert_eq!(err.to_string(), format!("{} {} is out of range 0..={} ({} bits)", f.name(), value, f.max(), f.bits()));
+                prop_assert_eq!(err.to_string(), format!("{} {} is out of range: 0 to {} ({} bits)", f.name(), value, f.max(), f.bits()));
             }
         }
     }

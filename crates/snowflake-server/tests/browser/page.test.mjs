@@ -204,7 +204,7 @@ test('shows an out-of-range value beside its field, in the API words', TEST, asy
   await composeExample(page);
 
   await page.fill('#input-machine', '32');
-  await waitText(page, '#error-machine', /out of range 0\.\.=31/);
+  await waitText(page, '#error-machine', /out of range: 0 to 31 \(5 bits\)/);
   assert.equal(await page.isVisible('#error-machine'), true);
   assert.equal(await page.getAttribute('#input-machine', 'aria-invalid'), 'true');
   assert.match(await page.getAttribute('#input-machine', 'aria-describedby'), /\berror-machine\b/);
@@ -332,7 +332,7 @@ test('switches to German and back, remembering the choice', TEST, async (t) => {
 
   // API messages stay as the API words them.
   await page.fill('#input-machine', '32');
-  await waitText(page, '#error-machine', /out of range 0\.\.=31/);
+  await waitText(page, '#error-machine', /out of range: 0 to 31 \(5 bits\)/);
 
   await page.reload();
   await waitText(page, 'label[for="input-machine"]', 'Maschinen-ID');

@@ -1,0 +1,231 @@
+//! Configuring a generator: its settings, their limits, and the start-up
+//! wait for a clock that is behind the stored high-water mark.
+
+use alloc::boxed::Box;
+use alloc::string::ToString;
+
+use crate::clock::{Clock, SystemClock};
+use crate::error::{Error, Repr};
+use crate::generator::{Generator, Plan};
+use crate::layout::Layout;
+use crate::reserve::{Reserve, stored_unit};
+use crate::store::MarkStore;
+
+/// Configures a [`Generator`]; see [`Generator::builder`].
+pub struct GeneratorBuilder<'a, C: Clock = SystemClock> {
+    layout: Layout,
+    node: &'a [(&'a str, u64)],
+    clock: C,
+    tolerance_ms: u64,
+    lead_ms: u64,
+    store: Option<Box<dyn MarkStore>>,
+    reserve_ms: u64,
+}
+
+impl Generator<SystemClock> {
+    /// A generator on the system clock with default settings, for the node
+    /// whose fields have these values (fields left out are 0).
+    ///
+    /// ```
+    /// use snowflake::{Generator, Layout};
+    ///
+    /// let err = Generator::new(Layout::twitter(), &[("machine", 32)]).unwrap_err();
+    /// assert_eq!(err.to_string(), "machine 32 is out of range: 0 to 31 (5 bits)");
+    /// ```
+    pub fn new(layout: Layout, node: &[(&str, u64)]) -> Result<Self, Error> {
+        Generator::builder(layout).node(node).build()
+    }
+
+    /// Starts configuring a generator for `layout`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use snowflake::{Generator, Layout, ManualClock};
+    ///
+    /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    /// let generator = Generator::builder(Layout::twitter())
+    ///     .node(&[("machine", 3)])
+    ///     .clock(clock.clone())
+    ///     .tolerance_ms(10)
+    ///     .build()?;
+    /// let id = generator.next_id()?;
+    /// assert_eq!(Layout::twitter().decode(id)?.timestamp_ms(), 1_700_000_000_000);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn builder<'a>(layout: Layout) -> GeneratorBuilder<'a, SystemClock> {
+        GeneratorBuilder {
+            layout,
+            node: &[],
+            clock: SystemClock,
+            tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
+            lead_ms: 0,
+            store: None,
+            reserve_ms: Generator::DEFAULT_RESERVE_MS,
+        }
+    }
+}
+
+impl<'a, C: Clock> GeneratorBuilder<'a, C> {
+    /// The node's field values by name; fields left out are 0. The sequence
+    /// is the generator's to set and cannot be given.
+    pub fn node(mut self, node: &'a [(&'a str, u64)]) -> Self {
+        self.node = node;
+        self
+    }
+
+    /// The clock to read; [`SystemClock`] by default.
+    pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<'a, D> {
+        GeneratorBuilder {
+            layout: self.layout,
+            node: self.node,
+            clock,
+            tolerance_ms: self.tolerance_ms,
+            lead_ms: self.lead_ms,
+            store: self.store,
+            reserve_ms: self.reserve_ms,
+        }
+    }
+
+    /// How far the clock may step back and be waited out (default 5 ms, at
+    /// most [`Generator::MAX_TOLERANCE_MS`]); beyond it, calls fail with the size of the step.
+    pub fn tolerance_ms(mut self, ms: u64) -> Self {
+        self.tolerance_ms = ms;
+        self
+    }
+
+    /// Lets the generator borrow time units from the future when the sequence
+    /// is used up, up to this many milliseconds ahead of the clock (default 0:
+    /// never; at most [`Generator::MAX_LEAD_MS`]). The lead is reported in
+    /// [`GeneratorStats::lead_ms`].
+    pub fn max_lead_ms(mut self, ms: u64) -> Self {
+        self.lead_ms = ms;
+        self
+    }
+
+    /// Keeps a high-water mark in `store` so that a restarted generator never
+    /// issues an ID at or below one issued before the restart.
+    pub fn store(mut self, store: impl MarkStore + 'static) -> Self {
+        self.store = Some(Box::new(store));
+        self
+    }
+
+    /// How far ahead of use the mark is reserved (default 1,000 ms): the
+    /// store is written about twice per this window (topped up at its half).
+    pub fn reserve_ms(mut self, ms: u64) -> Self {
+        self.reserve_ms = ms;
+        self
+    }
+
+    /// Checks the settings, reads the stored mark and builds the generator.
+    ///
+    /// When the clock is behind the stored mark, it waits until the clock is
+    /// past it, if that is at most the tolerance plus the reserve window away
+    /// (the mark is written that far ahead of use); otherwise it fails and
+    /// says by how much the clock is behind.
+    pub fn build(self) -> Result<Generator<C>, Error> {
+        let layout = self.layout;
+        let Some(seq) = layout.sequence() else {
+            return Err(Error::new(Repr::NoSequence {
+                layout: layout.name().into_owned(),
+            }));
+        };
+        let mut node_bits = 0;
+        for (name, value) in self.node {
+            if *name == seq.name() {
+                return Err(Error::new(Repr::InvalidSetting {
+                    field: "sequence",
+                    value: value.to_string(),
+                    allowed: "the generator sets the sequence itself; give only the node fields",
+                }));
+            }
+        }
+        if !self.node.is_empty() {
+            node_bits = layout.compose(layout.epoch_ms(), self.node)?.get();
+        }
+        check_setting(
+            "tolerance_ms",
+            self.tolerance_ms,
+            Generator::MAX_TOLERANCE_MS,
+        )?;
+        check_setting("max_lead_ms", self.lead_ms, Generator::MAX_LEAD_MS)?;
+        check_setting("reserve_ms", self.reserve_ms, Generator::MAX_RESERVE_MS)?;
+        let tick = layout.tick_ms();
+        let plan = Plan {
+            epoch_ms: layout.epoch_ms(),
+            tick_ms: tick,
+            max_units: layout.max_time_units(),
+            time_shift: layout.time_shift(),
+            seq_bits: seq.bits(),
+            seq_shift: seq.shift(),
+            seq_max: seq.max(),
+            node_bits,
+            // Rounded up: a 5 ms tolerance on a 10 ms tick still tolerates
+            // one tick, rather than none.
+            tolerance_units: self.tolerance_ms.div_ceil(tick),
+            tolerance_ms: self.tolerance_ms,
+            lead_units: self.lead_ms.div_ceil(tick),
+        };
+        let mut initial = 0;
+        let reserve = match self.store {
+            None => None,
+            Some(store) => {
+                let mark_unit = stored_unit(&*store, &layout)?;
+                // The mark runs up to a window ahead of the last ID issued
+                // (less after a clean `close`), so a quick restart finds it
+                // ahead of the clock: wait that out, but no more.
+                let window_units = (self.reserve_ms / tick).max(1);
+                let allowance = plan.tolerance_units + window_units;
+                loop {
+                    let now_ms = self.clock.now_ms();
+                    let now = layout.time_units(now_ms)?;
+                    if now > mark_unit {
+                        break;
+                    }
+                    if mark_unit > now.saturating_add(allowance) {
+                        return Err(Error::new(Repr::MarkAhead {
+                            mark_ms: layout.timestamp_ms(mark_unit),
+                            now_ms,
+                            tolerance_ms: allowance * tick,
+                        }));
+                    }
+                    self.clock.wait_toward(layout.timestamp_ms(mark_unit + 1));
+                }
+                // Everything up to and including the mark's unit may have been
+                // issued before the restart: start as if it was all used.
+                initial = (mark_unit << plan.seq_bits) | plan.seq_max;
+                Some(Reserve::new(store, &layout, mark_unit, window_units))
+            }
+        };
+        Ok(Generator::from_parts(
+            layout, self.clock, plan, reserve, initial,
+        ))
+    }
+}
+
+fn check_setting(field: &'static str, value: u64, max: u64) -> Result<(), Error> {
+    if value > max {
+        return Err(Error::new(Repr::InvalidSetting {
+            field,
+            value: value.to_string(),
+            allowed: match field {
+                "max_lead_ms" => "the lead is at most 1000 ms (Generator::MAX_LEAD_MS)",
+                "reserve_ms" => "the reserve is at most 60000 ms (Generator::MAX_RESERVE_MS)",
+                _ => "the tolerance is at most 60000 ms (Generator::MAX_TOLERANCE_MS)",
+            },
+        }));
+    }
+    Ok(())
+}
+
+impl<C: Clock> core::fmt::Debug for GeneratorBuilder<'_, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GeneratorBuilder")
+            .field("layout", &self.layout.name())
+            .field("node", &self.node)
+            .field("tolerance_ms", &self.tolerance_ms)
+            .field("lead_ms", &self.lead_ms)
+            .field("store", &self.store.is_some())
+            .field("reserve_ms", &self.reserve_ms)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,129 @@
+//! The one layout parser, and its inverse: a preset name or a custom layout
+//! written most significant first, as `time:41,datacenter:5,machine:5,sequence:12`.
+
+use alloc::string::{String, ToString};
+use core::str::FromStr;
+
+use crate::error::{Error, Repr};
+use crate::layout::Layout;
+
+impl Layout {
+    /// The one layout parser: a preset name, or a custom layout written
+    /// most significant first as `time:41,datacenter:5,machine:5,sequence:12`.
+    /// In a custom layout the field named `sequence` is the sequence.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// assert_eq!(Layout::parse("discord")?, Layout::discord());
+    /// let err = Layout::parse("time:41,machine:10").unwrap_err();
+    /// assert!(err.to_string().contains("add up to 51 bits"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(input: &str) -> Result<Layout, Error> {
+        if let Some(preset) = Layout::preset(input) {
+            return Ok(preset);
+        }
+        if !input.contains(':') {
+            return Err(Error::new(Repr::UnknownLayout {
+                name: input.to_string(),
+            }));
+        }
+        let mut builder = Layout::builder();
+        for (i, part) in input.split(',').enumerate() {
+            let part = part.trim();
+            let (name, bits) = part.split_once(':').ok_or_else(|| {
+                Error::invalid_layout(alloc::format!("{part:?} is not name:bits, as in machine:5"))
+            })?;
+            let (name, bits) = (name.trim(), bits.trim());
+            let bits: u8 = bits
+                .parse()
+                .ok()
+                .filter(|b| (1..=64).contains(b))
+                .ok_or_else(|| {
+                    Error::invalid_layout(alloc::format!(
+                        "the width of {name:?}, {bits:?}, is not a number of bits from 1 to 64"
+                    ))
+                })?;
+            let is_time = name == "time" || name == Layout::TIME_FIELD;
+            match (i, is_time) {
+                (0, true) => builder = builder.time_bits(bits),
+                (0, false) => {
+                    return Err(Error::invalid_layout(alloc::format!(
+                        "the first field must be time (most significant first), not {name:?}"
+                    )));
+                }
+                (_, true) => return Err(Error::invalid_layout("time appears twice")),
+                (_, false) if name == Layout::SEQUENCE_FIELD => {
+                    builder = builder.sequence(String::from(name), bits);
+                }
+                (_, false) => builder = builder.field(String::from(name), bits),
+            }
+        }
+        builder.build()
+    }
+
+    /// The widths written out, most significant first, as [`Layout::parse`] reads them.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::sonyflake().spec(), "time:39,sequence:8,machine:16");
+    /// ```
+    pub fn spec(&self) -> String {
+        let mut out = alloc::format!("time:{}", self.time_bits());
+        for f in self.fields() {
+            out.push_str(&alloc::format!(",{}:{}", f.name(), f.bits()));
+        }
+        out
+    }
+}
+
+impl FromStr for Layout {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Layout::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_layout_errors_name_the_problem() {
+        let cases = [
+            ("", "unknown layout"),
+            ("flickr", "unknown layout \"flickr\""),
+            ("machine:5,time:58", "the first field must be time"),
+            ("time:41,machine", "\"machine\" is not name:bits"),
+            ("time:41,machine:x", "\"x\", is not a number of bits"),
+            (
+                "time:41,machine:0,sequence:22",
+                "is not a number of bits from 1 to 64",
+            ),
+            ("time:41,machine:11,machine:11", "appears twice"),
+            ("time:41,Machine:22", "must be 1 to 32 characters"),
+            ("time:41,sign:22", "is reserved"),
+            ("time:41,time:22", "time appears twice"),
+            ("time:41,machine:30", "add up to 71 bits"),
+            ("time:64", "it needs 1 to 62"),
+            ("time:63", "it needs 1 to 62"),
+        ];
+        for (input, expected) in cases {
+            match Layout::parse(input) {
+                Ok(layout) => panic!("{input} parsed as {layout}"),
+                Err(err) => assert!(err.to_string().contains(expected), "{input}: {err}"),
+            }
+        }
+    }
+
+    #[test]
+    fn custom_layout_without_sequence_composes() {
+        let layout = Layout::parse("time:41,node:22").unwrap();
+        assert!(layout.sequence().is_none());
+        assert_eq!(
+            layout.compose(5, &[("node", 3)]).unwrap().get(),
+            (5 << 22) | 3
+        );
+    }
+}
