@@ -5,8 +5,10 @@
 mod args;
 mod cluster;
 mod generate;
+mod manual;
 mod render;
 mod serve;
+mod sql;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -151,6 +153,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Generate(args) => generate::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),
+        Command::Sql(args) => emit(&sql::functions(
+            &args.layout.resolve()?,
+            args.dialect,
+            args.prefix.as_deref(),
+        )?),
+        Command::Completions(args) => emit(&manual::completions(args.shell)),
+        Command::Man => emit(&manual::man_page()?),
     }
 }
 
