@@ -40,15 +40,41 @@ fn subcommands() -> Vec<String> {
     names
 }
 
-/// The script written to a file of its own, for the shell to read.
-fn script_file(shell: &str) -> PathBuf {
+/// A file in a directory of its own, removed with it when dropped.
+struct Scratch {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str, text: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!(
+            "snowflake-{}-{}",
+            std::process::id(),
+            name.replace('.', "-")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        Scratch { dir, path }
+    }
+
+    fn path(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The script in a file, for the shell to read.
+fn script_file(shell: &str) -> Scratch {
     let text = snowflake(&["completions", shell]);
     assert!(!text.trim().is_empty(), "{shell}: empty script");
-    let dir = std::env::temp_dir().join(format!("snowflake-completions-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("snowflake.{shell}"));
-    std::fs::write(&path, text).unwrap();
-    path
+    Scratch::new(&format!("snowflake.{shell}"), &text)
 }
 
 /// Runs a program, failing with what it said.
@@ -66,8 +92,8 @@ fn run(program: &str, args: &[&str]) -> String {
 
 #[test]
 fn bash_reads_the_script_and_completes_subcommands_and_dialects() {
-    let path = script_file("bash");
-    let path = path.to_str().unwrap();
+    let file = script_file("bash");
+    let path = file.path();
     run("bash", &["-n", path]);
     let complete = |words: &str| {
         let cword = words.split(' ').count() - 1;
@@ -97,9 +123,9 @@ fn bash_reads_the_script_and_completes_subcommands_and_dialects() {
 
 #[test]
 fn zsh_reads_the_script() {
-    let path = script_file("zsh");
-    run("zsh", &["-n", path.to_str().unwrap()]);
-    let text = std::fs::read_to_string(&path).unwrap();
+    let file = script_file("zsh");
+    run("zsh", &["-n", file.path()]);
+    let text = std::fs::read_to_string(file.path()).unwrap();
     assert!(
         text.starts_with("#compdef snowflake"),
         "zsh finds it by its first line"
@@ -108,8 +134,8 @@ fn zsh_reads_the_script() {
 
 #[test]
 fn fish_reads_the_script_and_completes_subcommands() {
-    let path = script_file("fish");
-    let path = path.to_str().unwrap();
+    let file = script_file("fish");
+    let path = file.path();
     run("fish", &["--no-execute", path]);
     let offered = run(
         "fish",
@@ -170,15 +196,12 @@ fn man_renders_the_page_with_every_subcommand() {
         ".SH SYNOPSIS",
         ".SH DESCRIPTION",
         ".SH OPTIONS",
-        ".SH SUBCOMMANDS",
+        ".SH \"SNOWFLAKE SQL\"",
     ] {
         assert!(roff.contains(section), "{section}");
     }
-    let dir = std::env::temp_dir().join(format!("snowflake-man-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("snowflake.1");
-    std::fs::write(&path, &roff).unwrap();
-    let path = path.to_str().unwrap();
+    let file = Scratch::new("snowflake.1", &roff);
+    let path = file.path();
     // groff's own warnings, all of them, on a page rendered for nobody.
     let out = Command::new("groff")
         .args(["-man", "-Tutf8", "-ww", "-z", path])
@@ -199,10 +222,19 @@ fn man_renders_the_page_with_every_subcommand() {
     );
     let text = String::from_utf8(page.stdout).unwrap();
     assert!(text.contains("snowflake - "), "the NAME line: {text}");
+    // A section for each subcommand, with its synopsis and options.
     for name in subcommands() {
-        assert!(
-            text.contains(&format!("snowflake-{name}(1)")),
-            "{name} in {text}"
-        );
+        let heading = format!("SNOWFLAKE {}", name.to_uppercase());
+        assert!(text.contains(&heading), "{heading} in {text}");
+    }
+    let sql = &text[text.find("SNOWFLAKE SQL").unwrap()..];
+    for part in [
+        "Synopsis",
+        "Options",
+        "--dialect <DIALECT>",
+        "--prefix <NAME>",
+        "postgres",
+    ] {
+        assert!(sql.contains(part), "{part} in {sql}");
     }
 }
