@@ -413,6 +413,26 @@ fn check_errors(db: Db) {
     ));
     assert_eq!(time, [utc_text(epoch + 10)]);
 
+    // An epoch before 1970: times before the Unix epoch, both ways.
+    db.load(&[
+        "--layout",
+        "time:41,node:10,sequence:12",
+        "--epoch=-86400000",
+        "--prefix",
+        "neg",
+    ]);
+    let at = db.time(-86_400_000 + 43_200_005);
+    let id = ((43_200_005u64 << 22) | (3 << 12) | 4).to_string();
+    let got = db.one_row(&format!(
+        "SELECT neg_compose({at}, 3, 4), neg_min_id({at});"
+    ));
+    assert_eq!(got, [id.clone(), (43_200_005u64 << 22).to_string()]);
+    let time = db.one_row(&format!(
+        "SELECT {};",
+        db.time_text(&format!("neg_time({id})"))
+    ));
+    assert_eq!(time, ["1969-12-31 12:00:00.005"]);
+
     // A field named like an SQL keyword, and a layout whose times run past
     // what the database's time type holds.
     db.load(&[

@@ -7,7 +7,7 @@
 //! not accept for functions. Bodies hold several statements, hence the
 //! `DELIMITER` lines that the `mysql` and `mariadb` clients read.
 
-use super::plan::Plan;
+use super::plan::{Plan, bits_of, shifted};
 
 const PURITY: &str = "DETERMINISTIC NO SQL";
 
@@ -53,10 +53,9 @@ pub fn render(plan: &Plan) -> String {
             "BIGINT",
             "",
             &format!(
-                "{}  RETURN (id >> {}) & {};\n",
+                "{}  RETURN {};\n",
                 id_check(plan),
-                f.shift,
-                f.max
+                bits_of("id", f.shift, f.max)
             ),
         ));
     }
@@ -86,7 +85,9 @@ fn function(doc: &str, name: &str, params: &str, returns: &str, ms: &str, body: 
     if !ms.is_empty() {
         out.push_str(&format!("  DECLARE _ms BIGINT{ms};\n"));
     }
-    out.push_str("  DECLARE _msg VARCHAR(128);\n");
+    if body.contains("_msg") {
+        out.push_str("  DECLARE _msg VARCHAR(128);\n");
+    }
     out.push_str(body);
     out.push_str("END//\n\n");
     out
@@ -125,11 +126,11 @@ fn datetime_text(ms: i64) -> String {
 
 fn time(plan: &Plan) -> String {
     let units = format!(
-        "CAST((id >> {}) & {} AS SIGNED)",
-        plan.time_shift, plan.time_max
+        "CAST({} AS SIGNED)",
+        bits_of("id", plan.time_shift, plan.time_max)
     );
     let mut body = id_check(plan);
-    body.push_str(&format!("  SET _ms = {};\n", plan.to_unix_ms(&units)));
+    body.push_str(&format!("  SET _ms = {};\n", plan.unix_ms_of(&units)));
     // Only layouts whose times reach past DATETIME need the check (mastodon's
     // run to the year 10889).
     if plan.epoch_ms < TIME_MIN_MS || plan.last_ms > TIME_MAX_MS {
@@ -158,31 +159,33 @@ fn ms_of_ts() -> String {
     format!(" DEFAULT TIMESTAMPDIFF(MICROSECOND, {UNIX_EPOCH}, ts) DIV 1000")
 }
 
+/// `_ms` from `ts`, refused outside the layout's times; a limit past what
+/// DATETIME holds needs no check.
 fn time_check(plan: &Plan) -> String {
-    let mut out = raise(
-        &format!("_ms < {}", plan.epoch_ms),
-        &format!(
-            "CONCAT('ts ', ts, ' is before the layout''s epoch, {}')",
-            datetime_text(plan.epoch_ms)
-        ),
-    );
-    out.push_str(&raise(
-        &format!("_ms > {}", plan.last_ms),
-        &format!(
-            "CONCAT('ts ', ts, ' is after the last time the layout can encode, {}')",
-            datetime_text(plan.last_ms)
-        ),
-    ));
+    let mut out = String::new();
+    if plan.epoch_ms > TIME_MIN_MS {
+        out.push_str(&raise(
+            &format!("_ms < {}", plan.epoch_ms),
+            &format!(
+                "CONCAT('ts ', ts, ' is before the layout''s epoch, {}')",
+                datetime_text(plan.epoch_ms)
+            ),
+        ));
+    }
+    if plan.last_ms < TIME_MAX_MS {
+        out.push_str(&raise(
+            &format!("_ms > {}", plan.last_ms),
+            &format!(
+                "CONCAT('ts ', ts, ' is after the last time the layout can encode, {}')",
+                datetime_text(plan.last_ms)
+            ),
+        ));
+    }
     out
 }
 
 fn units_shifted(plan: &Plan) -> String {
-    format!(
-        "((({}) DIV {}) << {})",
-        plan.since_epoch("_ms"),
-        plan.tick_ms,
-        plan.time_shift
-    )
+    shifted(&plan.units_of("_ms", "DIV"), plan.time_shift)
 }
 
 fn compose(plan: &Plan) -> String {
@@ -199,7 +202,7 @@ fn compose(plan: &Plan) -> String {
                 f.name, f.max, f.bits
             ),
         ));
-        terms.push(format!("({param} << {})", f.shift));
+        terms.push(shifted(&param, f.shift));
     }
     body.push_str(&format!(
         "  RETURN CAST({} AS SIGNED);\n",

@@ -115,25 +115,30 @@ impl Plan {
         Some(ms as i64)
     }
 
-    /// `ms - epoch`, spelled so that a negative epoch reads right.
-    pub fn since_epoch(&self, ms: &str) -> String {
-        if self.epoch_ms < 0 {
-            format!("{ms} + {}", self.epoch_ms.unsigned_abs())
-        } else {
-            format!("{ms} - {}", self.epoch_ms)
+    /// The time units of the Unix milliseconds `ms` (at or after the epoch),
+    /// with the dialect's integer division `div`; a negative epoch reads right.
+    pub fn units_of(&self, ms: &str, div: &str) -> String {
+        let since = match self.epoch_ms {
+            0 => ms.to_owned(),
+            e if e < 0 => format!("({ms} + {})", e.unsigned_abs()),
+            e => format!("({ms} - {e})"),
+        };
+        match self.tick_ms {
+            1 => since,
+            tick => format!("({since} {div} {tick})"),
         }
     }
 
-    /// `units * tick + epoch`, the Unix millisecond a number of units begins.
-    pub fn to_unix_ms(&self, units: &str) -> String {
-        if self.epoch_ms < 0 {
-            format!(
-                "{units} * {} - {}",
-                self.tick_ms,
-                self.epoch_ms.unsigned_abs()
-            )
-        } else {
-            format!("{units} * {} + {}", self.tick_ms, self.epoch_ms)
+    /// The Unix millisecond at which `units` time units begin.
+    pub fn unix_ms_of(&self, units: &str) -> String {
+        let mut out = units.to_owned();
+        if self.tick_ms != 1 {
+            out = format!("{out} * {}", self.tick_ms);
+        }
+        match self.epoch_ms {
+            0 => out,
+            e if e < 0 => format!("{out} - {}", e.unsigned_abs()),
+            e => format!("{out} + {e}"),
         }
     }
 
@@ -158,9 +163,13 @@ impl Plan {
             String::new(),
             format!("  id = {}", self.formula()),
             format!(
-                "  time units = floor(({}) / {})",
-                self.since_epoch("Unix ms"),
-                self.tick_ms
+                "  time units = {}{}",
+                self.units_of("Unix ms", "/"),
+                if self.tick_ms == 1 {
+                    ""
+                } else {
+                    ", rounded down"
+                }
             ),
             String::new(),
         ];
@@ -232,14 +241,25 @@ impl Plan {
     }
 
     fn formula(&self) -> String {
-        let mut parts = vec![format!("time units << {}", self.time_shift)];
-        for f in &self.fields {
-            if f.shift == 0 {
-                parts.push(f.name.clone());
-            } else {
-                parts.push(format!("{} << {}", f.name, f.shift));
-            }
-        }
+        let mut parts = vec![shifted("time units", self.time_shift)];
+        parts.extend(self.fields.iter().map(|f| shifted(&f.name, f.shift)));
         parts.join(" | ")
+    }
+}
+
+/// `expr` shifted left, in parentheses, as `<<` binds loosely in both
+/// dialects.
+pub fn shifted(expr: &str, shift: u8) -> String {
+    match shift {
+        0 => expr.to_owned(),
+        _ => format!("({expr} << {shift})"),
+    }
+}
+
+/// The bits of `id` from `shift` up, masked to `max`.
+pub fn bits_of(id: &str, shift: u8, max: u64) -> String {
+    match shift {
+        0 => format!("{id} & {max}"),
+        _ => format!("({id} >> {shift}) & {max}"),
     }
 }

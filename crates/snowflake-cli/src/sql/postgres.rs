@@ -6,7 +6,7 @@
 //! two's complement with no overflow error. `<<`, `&` and `|` share one
 //! precedence level in PostgreSQL, so every term is parenthesised.
 
-use super::plan::Plan;
+use super::plan::{Plan, bits_of, shifted};
 
 const PURITY: &str = "IMMUTABLE STRICT PARALLEL SAFE";
 
@@ -48,10 +48,9 @@ pub fn render(plan: &Plan) -> String {
             "bigint",
             &[],
             &format!(
-                "{}  RETURN (id >> {}) & {};\n",
+                "{}  RETURN {};\n",
                 id_check(plan),
-                f.shift,
-                f.max
+                bits_of("id", f.shift, f.max)
             ),
         ));
     }
@@ -128,9 +127,9 @@ fn id_check(plan: &Plan) -> String {
 }
 
 fn time(plan: &Plan) -> String {
-    let units = format!("((id >> {}) & {})", plan.time_shift, plan.time_max);
+    let units = format!("({})", bits_of("id", plan.time_shift, plan.time_max));
     let mut body = id_check(plan);
-    body.push_str(&format!("  _ms := {};\n", plan.to_unix_ms(&units)));
+    body.push_str(&format!("  _ms := {};\n", plan.unix_ms_of(&units)));
     // Only layouts whose times reach past timestamptz need the check.
     if plan.epoch_ms < TIME_MIN_MS || plan.last_ms > TIME_MAX_MS {
         body.push_str(&raise(
@@ -159,36 +158,37 @@ fn time(plan: &Plan) -> String {
     )
 }
 
-/// `_ms` from `ts`, refused outside the layout's times.
+/// `_ms` from `ts`, refused outside the layout's times; a limit past what
+/// timestamptz holds needs no check.
 fn time_check(plan: &Plan) -> String {
-    let mut out = raise(
-        &format!("_ms < {}", plan.epoch_ms),
-        &format!(
-            "ts % is before the layout''s epoch, {}",
-            snowflake::UnixMillis(plan.epoch_ms)
-        ),
-        TS_TEXT,
-        "datetime_field_overflow",
-    );
-    out.push_str(&raise(
-        &format!("_ms > {}", plan.last_ms),
-        &format!(
-            "ts % is after the last time the layout can encode, {}",
-            snowflake::UnixMillis(plan.last_ms)
-        ),
-        TS_TEXT,
-        "datetime_field_overflow",
-    ));
+    let mut out = String::new();
+    if plan.epoch_ms > TIME_MIN_MS {
+        out.push_str(&raise(
+            &format!("_ms < {}", plan.epoch_ms),
+            &format!(
+                "ts % is before the layout''s epoch, {}",
+                snowflake::UnixMillis(plan.epoch_ms)
+            ),
+            TS_TEXT,
+            "datetime_field_overflow",
+        ));
+    }
+    if plan.last_ms < TIME_MAX_MS {
+        out.push_str(&raise(
+            &format!("_ms > {}", plan.last_ms),
+            &format!(
+                "ts % is after the last time the layout can encode, {}",
+                snowflake::UnixMillis(plan.last_ms)
+            ),
+            TS_TEXT,
+            "datetime_field_overflow",
+        ));
+    }
     out
 }
 
 fn units_shifted(plan: &Plan) -> String {
-    format!(
-        "((({}) / {}) << {})",
-        plan.since_epoch("_ms"),
-        plan.tick_ms,
-        plan.time_shift
-    )
+    shifted(&plan.units_of("_ms", "/"), plan.time_shift)
 }
 
 fn compose(plan: &Plan) -> String {
@@ -207,7 +207,7 @@ fn compose(plan: &Plan) -> String {
             &param,
             "numeric_value_out_of_range",
         ));
-        terms.push(format!("({param} << {})", f.shift));
+        terms.push(shifted(&param, f.shift));
     }
     body.push_str(&format!("  RETURN {};\n", terms.join(" | ")));
     function(
