@@ -36,6 +36,12 @@ pub enum Command {
     /// Cluster mode on etcd: which nodes hold which slots.
     #[command(subcommand)]
     Cluster(ClusterCommand),
+    /// Print SQL functions that decode and compose a layout's IDs in PostgreSQL or MySQL/MariaDB.
+    Sql(SqlArgs),
+    /// Print a completion script for a shell.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), for `man -l -`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -383,4 +389,25 @@ pub struct ServeArgs {
         value_parser = lease_secs
     )]
     pub lease_ttl: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// The database the functions are written for.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub dialect: crate::sql::Dialect,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// The start of every function name, as in twitter_time(id): 1 to 40
+    /// letters, digits and _, starting with a letter. Default: the preset's
+    /// name, or snowflake for a custom layout.
+    #[arg(long, value_name = "NAME")]
+    pub prefix: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: crate::manual::Shell,
 }

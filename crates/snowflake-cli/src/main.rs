@@ -10,8 +10,10 @@ mod cluster;
 mod cluster;
 mod failure;
 mod generate;
+mod manual;
 mod render;
 mod serve;
+mod sql;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -148,6 +150,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Generate(args) => generate::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),
+        Command::Sql(args) => emit(&sql::functions(
+            &args.layout.resolve()?,
+            args.dialect,
+            args.prefix.as_deref(),
+        )?),
+        Command::Completions(args) => emit(&manual::completions(args.shell)),
+        Command::Man => emit(&manual::man_page()?),
     }
 }
 

@@ -1,0 +1,551 @@
+//! `snowflake sql` end to end, and against real PostgreSQL and MariaDB
+//! servers: the generated functions are loaded for every preset and a custom
+//! layout and checked against every compose case of testdata/vectors.json,
+//! whose IDs were computed apart from this code.
+//!
+//! The servers are private instances on loopback that `scripts/sql-test`
+//! installs and starts; it passes their addresses in SNOWFLAKE_TEST_POSTGRES
+//! (a psql connection string) and SNOWFLAKE_TEST_MARIADB_SOCKET. A plain
+//! `cargo test` lists the database tests as ignored; asked to run without
+//! those variables, they fail and say why.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use snowflake::{Layout, UnixMillis};
+
+fn snowflake() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
+    cmd.env_remove("SNOWFLAKE_LAYOUT")
+        .env_remove("SNOWFLAKE_EPOCH")
+        .env_remove("SNOWFLAKE_TICK_MS");
+    cmd
+}
+
+/// The script `snowflake sql` prints for these arguments.
+fn sql_of(args: &[&str]) -> String {
+    let out = snowflake()
+        .arg("sql")
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+/// One line on stderr and exit status 2.
+fn refusal(args: &[&str]) -> String {
+    let out = snowflake()
+        .arg("sql")
+        .args(args)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_2() {
+    let err = refusal(&["--dialect", "postgres", "--prefix", "drop table"]);
+    assert!(
+        err.contains("prefix \"drop table\" is not allowed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("letters, digits and _, starting with a letter"),
+        "{err}"
+    );
+    let err = refusal(&[
+        "--dialect",
+        "mysql",
+        "--layout",
+        "time:41,compose:10,sequence:12",
+    ]);
+    assert!(err.contains("field \"compose\" is not allowed"), "{err}");
+    let err = refusal(&["--dialect", "oracle"]);
+    assert!(
+        err.contains("oracle") && err.contains("postgres, mysql"),
+        "{err}"
+    );
+    let err = refusal(&["--layout", "twitter"]);
+    assert!(err.contains("--dialect"), "{err}");
+    let err = refusal(&["--dialect", "postgres", "--layout", "flickr"]);
+    assert!(err.contains("unknown layout \"flickr\""), "{err}");
+}
+
+#[test]
+fn prefixes_name_the_functions() {
+    let sql = sql_of(&["--dialect", "postgres", "--layout", "discord"]);
+    for name in [
+        "discord_time(id bigint)",
+        "discord_worker(id bigint)",
+        "discord_min_id(ts",
+    ] {
+        assert!(sql.contains(name), "{name}");
+    }
+    let sql = sql_of(&["--dialect", "mysql", "--prefix", "posts"]);
+    assert!(sql.contains("CREATE FUNCTION posts_machine(id BIGINT)"));
+    assert!(!sql.contains("twitter_"));
+    // A preset moved to another epoch is not the preset any more.
+    let sql = sql_of(&["--dialect", "postgres", "--epoch", "0"]);
+    assert!(sql.contains("FUNCTION snowflake_time(id bigint)"));
+}
+
+// ------------------------------------------------------------- databases
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: run scripts/sql-test, which starts the databases and sets it")
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Db {
+    Postgres,
+    Mariadb,
+}
+
+/// DATETIME's last millisecond, 9999-12-31 23:59:59.999, in Unix ms.
+const DATETIME_MAX_MS: i64 = 253_402_300_799_999;
+
+impl Db {
+    fn dialect(self) -> &'static str {
+        match self {
+            Db::Postgres => "postgres",
+            Db::Mariadb => "mysql",
+        }
+    }
+
+    /// Runs a script through the database's own client; its output, columns
+    /// separated by tabs, or the server's error.
+    fn run(self, sql: &str) -> Result<String, String> {
+        let (mut command, script) = match self {
+            Db::Postgres => {
+                let mut c = Command::new("psql");
+                c.arg(env("SNOWFLAKE_TEST_POSTGRES"))
+                    .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-F", "\t"])
+                    // The functions must not depend on the session's time
+                    // zone: run them under one with summer time.
+                    .env("PGTZ", "America/New_York");
+                (c, sql.to_owned())
+            }
+            Db::Mariadb => {
+                let mut c = Command::new("mariadb");
+                c.arg("--no-defaults")
+                    .arg(format!("--socket={}", env("SNOWFLAKE_TEST_MARIADB_SOCKET")))
+                    .args(["-u", "root", "-N", "-B"]);
+                let setup = "CREATE DATABASE IF NOT EXISTS snowflake_test;\n\
+                             USE snowflake_test;\nSET time_zone = '+05:00';\n";
+                (c, format!("{setup}{sql}"))
+            }
+        };
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run the {self:?} client: {e}"));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        if out.status.success() {
+            Ok(String::from_utf8(out.stdout).unwrap().trim_end().to_owned())
+        } else {
+            Err(String::from_utf8(out.stderr).unwrap())
+        }
+    }
+
+    fn one_row(self, sql: &str) -> Vec<String> {
+        match self.run(sql) {
+            Ok(out) => out.split('\t').map(str::to_owned).collect(),
+            Err(err) => panic!("{self:?}: {sql}\n{err}"),
+        }
+    }
+
+    fn error_of(self, sql: &str) -> String {
+        match self.run(sql) {
+            Ok(out) => panic!("{self:?} answered {out:?} to {sql}, not an error"),
+            Err(err) => err,
+        }
+    }
+
+    /// Generates the functions with `snowflake sql` and loads them.
+    fn load(self, args: &[&str]) {
+        let mut all = vec!["--dialect", self.dialect()];
+        all.extend_from_slice(args);
+        let sql = sql_of(&all);
+        if let Err(err) = self.run(&sql) {
+            panic!("{self:?} refused the functions of {args:?}:\n{err}");
+        }
+    }
+
+    /// A time literal of the dialect, in UTC.
+    fn time(self, ms: i64) -> String {
+        match self {
+            Db::Postgres => format!("timestamptz '{}+00'", utc_text(ms)),
+            Db::Mariadb => format!("TIMESTAMP'{}'", utc_text(ms)),
+        }
+    }
+
+    /// A time-valued expression as `YYYY-MM-DD HH:MM:SS.mmm` in UTC.
+    fn time_text(self, expr: &str) -> String {
+        match self {
+            Db::Postgres => {
+                format!("to_char(({expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')")
+            }
+            Db::Mariadb => expr.to_owned(),
+        }
+    }
+
+    fn true_text(self) -> &'static str {
+        match self {
+            Db::Postgres => "t",
+            Db::Mariadb => "1",
+        }
+    }
+}
+
+/// `2010-11-04 01:42:55.657`, from the core's RFC 3339 text (years past 9999
+/// come as `+010889`).
+fn utc_text(ms: i64) -> String {
+    let text = UnixMillis(ms).to_string();
+    text.trim_start_matches('+')
+        .trim_start_matches('0')
+        .replace('T', " ")
+        .replace('Z', "")
+}
+
+fn compose_cases() -> Vec<Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vectors.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let vectors: Value = serde_json::from_str(&text).unwrap();
+    vectors["compose"].as_array().unwrap().clone()
+}
+
+/// The command-line arguments and the core layout of a vector's layout.
+fn layout_of(case: &Value) -> (Vec<String>, Layout) {
+    let name = case["layout"].as_str().unwrap();
+    let mut args = vec!["--layout".to_owned(), name.to_owned()];
+    let mut layout = Layout::parse(name).unwrap();
+    if let Some(epoch) = case.get("epoch_ms").and_then(Value::as_i64) {
+        args.extend(["--epoch".to_owned(), epoch.to_string()]);
+        layout = layout.with_epoch_ms(epoch).unwrap();
+    }
+    if let Some(tick) = case.get("tick_ms").and_then(Value::as_u64) {
+        args.extend(["--tick-ms".to_owned(), tick.to_string()]);
+        layout = layout.with_tick_ms(tick).unwrap();
+    }
+    (args, layout)
+}
+
+fn check_vectors(db: Db) {
+    let cases = compose_cases();
+    let mut loaded: Vec<Vec<String>> = Vec::new();
+    let mut checked = 0;
+    let mut presets = std::collections::BTreeSet::new();
+    for case in &cases {
+        let (args, layout) = layout_of(case);
+        if !loaded.contains(&args) {
+            db.load(&args.iter().map(String::as_str).collect::<Vec<_>>());
+            loaded.push(args.clone());
+        }
+        let preset = Layout::preset(&layout.name()).filter(|p| *p == layout);
+        if let Some(p) = &preset {
+            presets.insert(p.name().into_owned());
+        }
+        let prefix = preset.map_or("snowflake".to_owned(), |p| p.name().into_owned());
+        check_case(db, &prefix, &layout, case);
+        checked += 1;
+    }
+    assert_eq!(checked, cases.len());
+    assert_eq!(
+        presets.len(),
+        snowflake::PRESETS.len(),
+        "every preset: {presets:?}"
+    );
+    assert!(
+        loaded.len() > presets.len(),
+        "a custom layout besides the presets"
+    );
+}
+
+fn check_case(db: Db, prefix: &str, layout: &Layout, case: &Value) {
+    let what = format!("{db:?}, {case}");
+    let unsigned: u64 = case["id"].as_str().unwrap().parse().unwrap();
+    // The mapping the functions' comment states: two's complement.
+    let id = unsigned as i64;
+    let ts = case["timestamp_ms"].as_i64().unwrap();
+    let values: Vec<(String, u64)> = layout
+        .fields()
+        .iter()
+        .map(|f| {
+            (
+                f.name().to_owned(),
+                case["fields"][f.name()].as_u64().unwrap(),
+            )
+        })
+        .collect();
+
+    let reads: Vec<String> = values
+        .iter()
+        .map(|(name, _)| format!("{prefix}_{name}({id})"))
+        .collect();
+    let got = db.one_row(&format!("SELECT {};", reads.join(", ")));
+    let expected: Vec<String> = values.iter().map(|(_, v)| v.to_string()).collect();
+    assert_eq!(got, expected, "fields of {what}");
+
+    let time = format!("SELECT {};", db.time_text(&format!("{prefix}_time({id})")));
+    if db == Db::Mariadb && ts > DATETIME_MAX_MS {
+        // DATETIME ends with the year 9999: the time cannot be read, and
+        // there is no DATETIME to compose from.
+        let err = db.error_of(&time);
+        assert!(err.contains("which DATETIME cannot hold"), "{what}: {err}");
+        assert!(
+            err.contains(&format!("id {id} is from Unix ms {ts}")),
+            "{what}: {err}"
+        );
+        return;
+    }
+    assert_eq!(db.one_row(&time), [utc_text(ts)], "time of {what}");
+
+    let at = db.time(ts);
+    let args: Vec<String> = values.iter().map(|(_, v)| v.to_string()).collect();
+    let got = db.one_row(&format!(
+        "SELECT {prefix}_compose({at}, {}), {prefix}_min_id({at}), {prefix}_max_id({at});",
+        args.join(", ")
+    ));
+    assert_eq!(got[0], id.to_string(), "compose of {what}");
+    let min = got[1].parse::<i64>().unwrap() as u64;
+    let max = got[2].parse::<i64>().unwrap() as u64;
+    let low = (1u64 << layout.time_shift()) - 1;
+    assert!(min <= unsigned && unsigned <= max, "{min} to {max}: {what}");
+    assert_eq!(
+        min & !low,
+        unsigned & !low,
+        "min_id in the ID's tick: {what}"
+    );
+    assert_eq!(min & low, 0, "min_id: {what}");
+    assert_eq!(
+        max & !low,
+        unsigned & !low,
+        "max_id in the ID's tick: {what}"
+    );
+    assert_eq!(max & low, low, "max_id: {what}");
+}
+
+/// Errors name the value and what is allowed; NULL gives NULL.
+fn check_errors(db: Db) {
+    db.load(&["--prefix", "err"]);
+    let err = db.error_of("SELECT err_time(-5);");
+    assert!(
+        err.contains("id -5 is negative, but the layout keeps its sign bit 0"),
+        "{err}"
+    );
+    let err = db.error_of("SELECT err_machine(-1);");
+    assert!(err.contains("id -1 is negative"), "{err}");
+    let at = db.time(1_700_000_000_000);
+    let err = db.error_of(&format!("SELECT err_compose({at}, 1, 32, 0);"));
+    assert!(
+        err.contains("machine 32 is out of range 0 to 31 (5 bits)"),
+        "{err}"
+    );
+    let err = db.error_of(&format!("SELECT err_compose({at}, -1, 0, 0);"));
+    assert!(
+        err.contains("datacenter -1 is out of range 0 to 31 (5 bits)"),
+        "{err}"
+    );
+    let err = db.error_of(&format!("SELECT err_compose({at}, 0, 0, 4096);"));
+    assert!(
+        err.contains("sequence 4096 is out of range 0 to 4095 (12 bits)"),
+        "{err}"
+    );
+    let before = db.time(1_000_000_000_000);
+    for call in [
+        format!("err_compose({before}, 0, 0, 0)"),
+        format!("err_min_id({before})"),
+        format!("err_max_id({before})"),
+    ] {
+        let err = db.error_of(&format!("SELECT {call};"));
+        assert!(
+            err.contains("is before the layout's epoch, 2010-11-04"),
+            "{call}: {err}"
+        );
+        assert!(err.contains("2001-09-09"), "{call} names the time: {err}");
+    }
+    let after = db.time(4_000_000_000_000);
+    let err = db.error_of(&format!("SELECT err_max_id({after});"));
+    assert!(
+        err.contains("is after the last time the layout can encode, 2080-07-10"),
+        "{err}"
+    );
+    let t = db.true_text();
+    let nulls = db.one_row(
+        "SELECT err_time(NULL) IS NULL, err_machine(NULL) IS NULL, \
+         err_compose(NULL, 1, 1, 1) IS NULL, err_min_id(NULL) IS NULL;",
+    );
+    assert_eq!(nulls, [t, t, t, t]);
+
+    // Sonyflake's 10 ms tick: times are floored to it, both ways.
+    db.load(&["--layout", "sonyflake", "--prefix", "err_sony"]);
+    let epoch = Layout::sonyflake().epoch_ms();
+    let tick_1 = 1u64 << 24;
+    for ms in [10, 11, 19] {
+        let at = db.time(epoch + ms);
+        let got = db.one_row(&format!(
+            "SELECT err_sony_min_id({at}), err_sony_compose({at}, 0, 0);"
+        ));
+        assert_eq!(got, [tick_1.to_string(), tick_1.to_string()], "+{ms} ms");
+    }
+    let time = db.one_row(&format!(
+        "SELECT {};",
+        db.time_text(&format!("err_sony_time({})", tick_1 | 0xFF_FFFF))
+    ));
+    assert_eq!(time, [utc_text(epoch + 10)]);
+
+    // An epoch before 1970: times before the Unix epoch, both ways.
+    db.load(&[
+        "--layout",
+        "time:41,node:10,sequence:12",
+        "--epoch=-86400000",
+        "--prefix",
+        "neg",
+    ]);
+    let at = db.time(-86_400_000 + 43_200_005);
+    let id = ((43_200_005u64 << 22) | (3 << 12) | 4).to_string();
+    let got = db.one_row(&format!(
+        "SELECT neg_compose({at}, 3, 4), neg_min_id({at});"
+    ));
+    assert_eq!(got, [id.clone(), (43_200_005u64 << 22).to_string()]);
+    let time = db.one_row(&format!(
+        "SELECT {};",
+        db.time_text(&format!("neg_time({id})"))
+    ));
+    assert_eq!(time, ["1969-12-31 12:00:00.005"]);
+
+    // A field named like an SQL keyword, and a layout whose times run past
+    // what the database's time type holds.
+    db.load(&[
+        "--layout",
+        "time:41,order:10,sequence:12",
+        "--epoch",
+        "0",
+        "--prefix",
+        "kw",
+    ]);
+    let got = db.one_row(&format!("SELECT kw_compose({}, 5, 7);", db.time(1000)));
+    assert_eq!(got, [((1000u64 << 22) | (5 << 12) | 7).to_string()]);
+    assert_eq!(db.one_row(&format!("SELECT kw_order({});", got[0])), ["5"]);
+    db.load(&[
+        "--layout",
+        "time:62,node:1",
+        "--epoch",
+        "0",
+        "--prefix",
+        "far",
+    ]);
+    let far = 1i64 << 55; // 2^54 ms: half a million years
+    let err = db.error_of(&format!("SELECT far_time({far});"));
+    let holds = match db {
+        Db::Postgres => "which timestamptz cannot hold",
+        Db::Mariadb => "which DATETIME cannot hold",
+    };
+    assert!(
+        err.contains(&format!("id {far} is from Unix ms {}", 1i64 << 54)),
+        "{err}"
+    );
+    assert!(err.contains(holds), "{err}");
+    let near = db.one_row(&format!("SELECT {};", db.time_text("far_time(2000)")));
+    assert_eq!(near, [utc_text(1000)]);
+    // The type's last millisecond reads exactly (no floating point on the
+    // way: a double is off by about a millisecond there); one more is refused.
+    let last = match db {
+        Db::Postgres => 9_224_318_015_999_999,
+        Db::Mariadb => DATETIME_MAX_MS,
+    };
+    let id = last << 1;
+    let edge = db.one_row(&format!(
+        "SELECT {};",
+        db.time_text(&format!("far_time({id})"))
+    ));
+    assert_eq!(edge, [utc_text(last)]);
+    let err = db.error_of(&format!("SELECT far_time({});", (last + 1) << 1));
+    assert!(err.contains(holds), "{err}");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_functions_match_the_vectors() {
+    check_vectors(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_functions_match_the_vectors() {
+    check_vectors(Db::Mariadb);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_functions_refuse_bad_values() {
+    check_errors(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_functions_refuse_bad_values() {
+    check_errors(Db::Mariadb);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_functions_work_in_indexes_generated_columns_and_partition_bounds() {
+    let db = Db::Postgres;
+    db.load(&["--layout", "discord", "--prefix", "idx"]);
+    let marked = db.one_row(
+        "SELECT count(*) FROM pg_proc WHERE proname LIKE 'idx\\_%' \
+         AND provolatile = 'i' AND proparallel = 's' AND proisstrict;",
+    );
+    assert_eq!(marked, ["7"], "time, three fields, compose, min_id, max_id");
+    let got = db.one_row(
+        "DROP TABLE IF EXISTS idx_posts, idx_parts;
+         CREATE TABLE idx_posts (
+           id bigint PRIMARY KEY,
+           at timestamptz GENERATED ALWAYS AS (idx_time(id)) STORED);
+         CREATE INDEX ON idx_posts (idx_worker(id));
+         CREATE TABLE idx_parts (id bigint) PARTITION BY RANGE (id);
+         CREATE TABLE idx_parts_2024 PARTITION OF idx_parts
+           FOR VALUES FROM (idx_min_id('2024-01-01Z')) TO (idx_min_id('2025-01-01Z'));
+         INSERT INTO idx_posts (id) VALUES (idx_compose('2024-06-01Z', 3, 1, 2));
+         INSERT INTO idx_parts SELECT id FROM idx_posts;
+         SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), idx_worker(id),
+                (SELECT count(*) FROM idx_parts_2024)
+           FROM idx_posts;",
+    );
+    assert_eq!(got, ["2024-06-01", "3", "1"]);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_functions_are_deterministic_and_read_no_data() {
+    let db = Db::Mariadb;
+    db.load(&["--layout", "instagram", "--prefix", "pure"]);
+    let marked = db.one_row(
+        "SELECT COUNT(*) FROM information_schema.ROUTINES \
+         WHERE ROUTINE_SCHEMA = 'snowflake_test' AND ROUTINE_NAME LIKE 'pure\\_%' \
+         AND IS_DETERMINISTIC = 'YES' AND SQL_DATA_ACCESS = 'NO SQL';",
+    );
+    assert_eq!(marked, ["6"], "time, two fields, compose, min_id, max_id");
+    // Loading twice replaces the functions.
+    db.load(&["--layout", "instagram", "--prefix", "pure"]);
+}
