@@ -277,6 +277,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         let reserve = match self.store {
             None => None,
             Some(store) => {
+                store.open(&layout)?;
                 let mark_unit = match store.load()? {
                     None => 0,
                     Some(mark_ms) if mark_ms < plan.epoch_ms => 0,
