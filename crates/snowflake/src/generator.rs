@@ -663,12 +663,12 @@ impl<C: Clock> Generator<C> {
     fn ensure_reserved(&self, reserve: &Reserve, unit: u64) -> Result<(), Error> {
         let reserved = reserve.reserved.load(Ordering::Acquire);
         if unit <= reserved {
-            if unit + reserve.window_units / 2 > reserved {
-                if let Ok(_guard) = reserve.lock.try_lock() {
-                    // Still within the mark: a failed early top-up is retried
-                    // by the next caller, and is an error only once needed.
-                    let _ = self.extend(reserve, unit);
-                }
+            if unit + reserve.window_units / 2 > reserved
+                && let Ok(_guard) = reserve.lock.try_lock()
+            {
+                // Still within the mark: a failed early top-up is retried
+                // by the next caller, and is an error only once needed.
+                let _ = self.extend(reserve, unit);
             }
             return Ok(());
         }

@@ -240,11 +240,11 @@ proptest! {
         let _ = Id::parse(&text);
         let _ = Layout::parse(&text);
         let _ = layout.decode(Id::new(value)).map(|d| (d.segments(), d.time().to_string()));
-        if let Some(f) = layout.fields().first() {
-            if value > f.max() {
-                let err = layout.compose(layout.epoch_ms(), &[(f.name(), value)]).unwrap_err();
-                prop_assert_eq!(err.to_string(), format!("{} {} is out of range 0..={} ({} bits)", f.name(), value, f.max(), f.bits()));
-            }
+        if let Some(f) = layout.fields().first()
+            && value > f.max()
+        {
+            let err = layout.compose(layout.epoch_ms(), &[(f.name(), value)]).unwrap_err();
+            prop_assert_eq!(err.to_string(), format!("{} {} is out of range 0..={} ({} bits)", f.name(), value, f.max(), f.bits()));
         }
     }
 }
