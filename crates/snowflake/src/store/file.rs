@@ -17,7 +17,7 @@ use crate::layout::Layout;
 /// exclusive lock on a lock file beside the state file (`mark.lock` beside
 /// `mark`) and holds it until the store is dropped with its generator; a
 /// second store on the same file, in this process or another, is refused
-/// with [`ErrorKind::StoreInUse`](crate::ErrorKind::StoreInUse) and the
+/// with [`ErrorKind::StoreInUse`](crate::error::ErrorKind::StoreInUse) and the
 /// holder's process ID, which the lock file records. The lock file stays
 /// behind: removing it could let two processes lock two different files.
 ///
@@ -239,7 +239,7 @@ impl MarkStore for FileMarkStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorKind;
+    use crate::error::ErrorKind;
     use crate::store::testing::temp_dir;
     #[cfg(unix)]
     use crate::store::testing::{mkfifo, within_seconds};
