@@ -458,6 +458,23 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     assert_eq!(d.field("machine"), Some(9));
     let (status, _) = http(&addr, "GET", "/readyz", "").unwrap();
     assert_eq!(status, 200);
+    // A second service on the same state file, as in a rolling deploy on a
+    // shared volume, refuses to start and names the one that holds it.
+    let second = snowflake()
+        .args(["serve", "--machine", "9", "--listen", "127.0.0.1:0"])
+        .env("SNOWFLAKE_STATE_FILE", &state)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1);
+    let refusal = String::from_utf8_lossy(&second.get_output().stderr).to_string();
+    assert!(
+        refusal.contains(&format!(
+            "{} is in use by process {}",
+            state.display(),
+            child.id()
+        )),
+        "{refusal}"
+    );
     let kill = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
