@@ -2,6 +2,7 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use snowflake::MarkStore;
 use support::{free_port, http};
 
 mod support;
@@ -368,34 +369,63 @@ fn generate_into_a_closed_pipe_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
+/// Only the state file can make this pass: the mark is raised ahead of the
+/// clock between the runs, so a rerun that ignored the file would issue IDs
+/// below it, and a mark beyond what a restart waits out stops the rerun.
 #[test]
 fn generate_with_a_state_file_never_repeats_across_runs() {
+    use snowflake::{Clock, FileMarkStore, Layout, SystemClock};
     let dir = std::env::temp_dir().join(format!("snowflake-cli-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let state = dir.join("mark");
-    let state = state.to_str().unwrap();
+    let path = dir.join("mark");
+    let state = path.to_str().unwrap();
+    let twitter = Layout::twitter();
     let first = stdout_of(&["generate", "-n", "5000", "--state-file", state]);
-    let mark: i64 = std::fs::read_to_string(state)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let second = stdout_of(&["generate", "-n", "5000", "--state-file", state]);
     let last_of_first: u64 = first.lines().last().unwrap().parse().unwrap();
+    let last = twitter.decode(snowflake::Id::new(last_of_first)).unwrap();
+    // A clean end leaves the mark at the last ID issued.
+    assert_eq!(
+        FileMarkStore::new(&path).load().unwrap(),
+        Some(last.timestamp_ms())
+    );
+
+    // As if the first run had issued up to 900 ms ahead of the clock.
+    let ahead = SystemClock.now_ms() + 900;
+    let store = FileMarkStore::new(&path);
+    store.open(&twitter).unwrap();
+    store.save(ahead).unwrap();
+    drop(store);
+    let second = stdout_of(&["generate", "-n", "5000", "--state-file", state]);
     let first_of_second: u64 = second.lines().next().unwrap().parse().unwrap();
-    assert!(first_of_second > last_of_first);
-    let twitter = snowflake::Layout::twitter();
     let d = twitter.decode(snowflake::Id::new(first_of_second)).unwrap();
     assert!(
-        d.timestamp_ms() > mark,
-        "the rerun issued at or below the mark"
+        d.timestamp_ms() > ahead,
+        "the rerun issued at {}, at or below the mark {ahead}",
+        d.timestamp_ms()
     );
+    assert!(first_of_second > last_of_first);
+
+    // A mark a minute ahead is more than a restart waits out: refused.
+    let store = FileMarkStore::new(&path);
+    store.open(&twitter).unwrap();
+    store.save(SystemClock.now_ms() + 60_000).unwrap();
+    drop(store);
+    snowflake()
+        .args(["generate", "--state-file", state])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("behind the high-water mark"));
+
     std::fs::write(state, "garbage").unwrap();
     snowflake()
         .args(["generate", "--state-file", state])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("not a mark in Unix milliseconds"));
+        .stderr(predicate::str::contains(format!(
+            "cannot use {state}: it is not a mark file"
+        )));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -428,6 +458,23 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     assert_eq!(d.field("machine"), Some(9));
     let (status, _) = http(&addr, "GET", "/readyz", "").unwrap();
     assert_eq!(status, 200);
+    // A second service on the same state file, as in a rolling deploy on a
+    // shared volume, refuses to start and names the one that holds it.
+    let second = snowflake()
+        .args(["serve", "--machine", "9", "--listen", "127.0.0.1:0"])
+        .env("SNOWFLAKE_STATE_FILE", &state)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1);
+    let refusal = String::from_utf8_lossy(&second.get_output().stderr).to_string();
+    assert!(
+        refusal.contains(&format!(
+            "{} is in use by process {}",
+            state.display(),
+            child.id()
+        )),
+        "{refusal}"
+    );
     let kill = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -440,14 +487,10 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     for line in logs.lines() {
         serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
     }
-    let mark: i64 = std::fs::read_to_string(&state)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let mark = snowflake::FileMarkStore::new(&state).load().unwrap();
     assert_eq!(
         mark,
-        d.timestamp_ms(),
+        Some(d.timestamp_ms()),
         "the mark was not shrunk to the last ID"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -515,4 +558,148 @@ fn cluster_mode_needs_the_cluster_feature() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+fn state_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("snowflake-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Two processes on one state file: the second starts while the first is
+/// issuing, and refuses with one line naming the file and the first's PID.
+#[test]
+fn a_second_generate_on_the_same_state_file_is_refused() {
+    use std::collections::HashSet;
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::{Command as Std, Stdio};
+    let dir = state_dir("lock");
+    let state = dir.join("mark");
+    let state = state.to_str().unwrap();
+    let args = [
+        "generate",
+        "-n",
+        "2000000",
+        "--machine",
+        "7",
+        "--state-file",
+        state,
+    ];
+    let mut first = Std::new(assert_cmd::cargo::cargo_bin("snowflake"))
+        .args(args)
+        .env_remove("SNOWFLAKE_STATE_FILE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(first.stdout.take().unwrap());
+    let mut ids = String::new();
+    // Its first ID is out, so it holds the lock; it cannot finish before we
+    // read the rest, as the pipe fills long before two million IDs.
+    out.read_line(&mut ids).unwrap();
+    assert!(!ids.is_empty(), "the first run printed nothing");
+
+    let second = snowflake()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    out.read_to_string(&mut ids).unwrap();
+    let mut first_err = String::new();
+    first
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut first_err)
+        .unwrap();
+    let status = first.wait().unwrap();
+    assert!(status.success(), "{status:?}: {first_err}");
+
+    let refusal = String::from_utf8(second.stderr).unwrap();
+    assert_eq!(second.status.code(), Some(1), "{refusal}");
+    assert_eq!(refusal.lines().count(), 1, "{refusal}");
+    assert!(
+        refusal.contains(&format!(
+            "{state} is in use by process {}, which holds the lock on {state}.lock",
+            first.id()
+        )),
+        "{refusal}"
+    );
+    let second_ids = String::from_utf8(second.stdout).unwrap();
+    assert_eq!(second_ids, "");
+
+    let mut seen = HashSet::new();
+    let mut count = 0;
+    for line in ids.lines().chain(second_ids.lines()) {
+        let id: u64 = line.parse().unwrap();
+        assert!(seen.insert(id), "{id} was issued twice");
+        count += 1;
+    }
+    assert_eq!(count, 2_000_000);
+    // The first run let go: the file is usable again.
+    stdout_of(&["generate", "-n", "1", "--state-file", state]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Links and pipes planted at the state file's paths are refused with a
+/// clear line, and nothing they point at is written.
+#[test]
+fn a_planted_link_or_fifo_at_the_state_file_is_refused() {
+    use std::os::unix::fs::symlink;
+    let dir = state_dir("planted");
+    let target = dir.join("precious");
+    std::fs::write(&target, "keep me\n").unwrap();
+    let state = dir.join("mark");
+    let lock = dir.join("mark.lock");
+    let refused = |what: &str, at: &std::path::Path| {
+        let assert = snowflake()
+            .args(["generate", "-n", "10", "--state-file"])
+            .arg(&state)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(1)
+            .stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!("refusing to use {}: it is {what}", at.display())),
+            "{stderr}"
+        );
+    };
+
+    symlink(&target, &state).unwrap();
+    refused("a symbolic link", &state);
+    assert!(
+        !lock.exists(),
+        "a lock file was made for a refused state file"
+    );
+    std::fs::remove_file(&state).unwrap();
+
+    symlink(&target, &lock).unwrap();
+    refused("a symbolic link", &lock);
+    std::fs::remove_file(&lock).unwrap();
+
+    let made = std::process::Command::new("mkfifo").arg(&state).status();
+    assert!(made.is_ok_and(|s| s.success()), "this test needs mkfifo");
+    refused("a FIFO (named pipe)", &state);
+    std::fs::remove_file(&state).unwrap();
+
+    // A link at the temporary name earlier builds used is left alone.
+    symlink(&target, dir.join("mark.tmp")).unwrap();
+    stdout_of(&[
+        "generate",
+        "-n",
+        "10",
+        "--state-file",
+        state.to_str().unwrap(),
+    ]);
+    assert!(
+        snowflake::FileMarkStore::new(&state)
+            .load()
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

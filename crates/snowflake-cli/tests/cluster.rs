@@ -123,10 +123,10 @@ impl Etcd {
         for member in &self.members {
             let addr = member.client.trim_start_matches("http://");
             loop {
-                if let Some((200, body)) = http(addr, "GET", "/health", "") {
-                    if body.contains("true") {
-                        break;
-                    }
+                if let Some((200, body)) = http(addr, "GET", "/health", "")
+                    && body.contains("true")
+                {
+                    break;
                 }
                 assert!(
                     Instant::now() < deadline,

@@ -271,7 +271,7 @@ fn check_vectors(db: Db) {
     assert_eq!(checked, cases.len());
     assert_eq!(
         presets.len(),
-        snowflake::PRESETS.len(),
+        snowflake::Layout::PRESETS.len(),
         "every preset: {presets:?}"
     );
     assert!(

@@ -215,11 +215,11 @@ impl Inner {
 
     fn say(&self, state: impl Into<String>) {
         let state = state.into();
-        if let Ok(mut current) = self.state.lock() {
-            if *current != state {
-                tracing::info!(cluster = %self.config.name, "{state}");
-                *current = state;
-            }
+        if let Ok(mut current) = self.state.lock()
+            && *current != state
+        {
+            tracing::info!(cluster = %self.config.name, "{state}");
+            *current = state;
         }
     }
 
@@ -347,10 +347,10 @@ impl Cluster {
             task.abort();
         }
         self.inner.fence("shutting down");
-        if let Some(lease) = lease {
-            if let Ok(mut client) = connect(&self.inner.config).await {
-                let _ = client.lease_revoke(lease).await;
-            }
+        if let Some(lease) = lease
+            && let Ok(mut client) = connect(&self.inner.config).await
+        {
+            let _ = client.lease_revoke(lease).await;
         }
     }
 }

@@ -66,14 +66,14 @@ impl SlotSpace {
 /// values (checked against the layout).
 pub fn slot_space(layout: &Layout, fixed: &[(String, u64)]) -> Result<SlotSpace, Error> {
     let pairs: Vec<(&str, u64)> = fixed.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-    if let Some(seq) = layout.sequence() {
-        if pairs.iter().any(|(n, _)| *n == seq.name()) {
-            return Err(Error::invalid_value(
-                "sequence",
-                seq.name(),
-                "the sequence is the generator's; fix only node fields",
-            ));
-        }
+    if let Some(seq) = layout.sequence()
+        && pairs.iter().any(|(n, _)| *n == seq.name())
+    {
+        return Err(Error::invalid_value(
+            "sequence",
+            seq.name(),
+            "the sequence is the generator's; fix only node fields",
+        ));
     }
     layout.compose(layout.epoch_ms(), &pairs)?;
     let mut free = Vec::new();

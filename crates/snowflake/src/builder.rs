@@ -169,6 +169,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         let reserve = match self.store {
             None => None,
             Some(store) => {
+                store.open(&layout)?;
                 let mark_unit = stored_unit(&*store, &layout)?;
                 // The mark runs up to a window ahead of the last ID issued
                 // (less after a clean `close`), so a quick restart finds it

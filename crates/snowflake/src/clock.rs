@@ -83,7 +83,7 @@ fn wait_on_system_clock(target_ms: i64) -> i64 {
         }
         std::hint::spin_loop();
         spins += 1;
-        if spins % 64 == 0 {
+        if spins.is_multiple_of(64) {
             std::thread::yield_now();
         }
         if spins > 1 << 20 {

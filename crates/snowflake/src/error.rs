@@ -35,6 +35,9 @@ pub enum ErrorKind {
     TimeExhausted,
     /// The high-water mark store failed, or its mark is ahead of the clock.
     Store,
+    /// The high-water mark store is in use by another generator, in this
+    /// process or another: one state file serves one generator at a time.
+    StoreInUse,
 }
 
 // Without `std` there is no generator, so its variants go unused.
@@ -113,6 +116,11 @@ pub(crate) enum Repr {
     Store {
         message: String,
     },
+    StoreInUse {
+        path: String,
+        lock: String,
+        pid: Option<u32>,
+    },
 }
 
 impl Error {
@@ -133,6 +141,7 @@ impl Error {
             Repr::ClockBackwards { .. } => ErrorKind::ClockBackwards,
             Repr::TimeExhausted { .. } => ErrorKind::TimeExhausted,
             Repr::MarkAhead { .. } | Repr::Store { .. } => ErrorKind::Store,
+            Repr::StoreInUse { .. } => ErrorKind::StoreInUse,
             _ => ErrorKind::InvalidInput,
         }
     }
@@ -164,7 +173,8 @@ impl Error {
             Repr::ClockBackwards { .. }
             | Repr::TimeExhausted { .. }
             | Repr::MarkAhead { .. }
-            | Repr::Store { .. } => None,
+            | Repr::Store { .. }
+            | Repr::StoreInUse { .. } => None,
         }
     }
 
@@ -344,6 +354,17 @@ impl fmt::Display for Error {
                 UnixMillis(*mark_ms)
             ),
             Repr::Store { message } => write!(f, "high-water mark store: {message}"),
+            Repr::StoreInUse { path, lock, pid } => {
+                write!(f, "high-water mark store: {path} is in use by ")?;
+                match pid {
+                    Some(pid) => write!(f, "process {pid}")?,
+                    None => f.write_str("another process, whose ID it has not recorded yet")?,
+                }
+                write!(
+                    f,
+                    ", which holds the lock on {lock}; one state file serves one generator at a time"
+                )
+            }
         }
     }
 }

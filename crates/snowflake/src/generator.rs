@@ -260,7 +260,9 @@ impl<C: Clock> Generator<C> {
     /// generator.close()?;
     /// let again = Generator::builder(Layout::twitter()).store(FileMarkStore::new(&path)).build()?;
     /// again.next_id()?;
+    /// # drop(again);
     /// # std::fs::remove_file(&path).unwrap();
+    /// # std::fs::remove_file(path.with_extension("lock")).unwrap();
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn close(self) -> Result<(), Error> {

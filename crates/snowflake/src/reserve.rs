@@ -82,12 +82,12 @@ impl Reserve {
     pub(crate) fn ensure(&self, unit: u64) -> Result<(), Error> {
         let reserved = self.reserved.load(Ordering::Acquire);
         if unit <= reserved {
-            if unit + self.window_units / 2 > reserved {
-                if let Ok(_guard) = self.lock.try_lock() {
-                    // Still within the mark: a failed early top-up is retried
-                    // by the next caller, and is an error only once needed.
-                    let _ = self.extend(unit);
-                }
+            if unit + self.window_units / 2 > reserved
+                && let Ok(_guard) = self.lock.try_lock()
+            {
+                // Still within the mark: a failed early top-up is retried
+                // by the next caller, and is an error only once needed.
+                let _ = self.extend(unit);
             }
             return Ok(());
         }

@@ -240,11 +240,11 @@ proptest! {
         let _ = Id::parse(&text);
         let _ = Layout::parse(&text);
         let _ = layout.decode(Id::new(value)).map(|d| (d.segments(), d.time().to_string()));
-        if let Some(f) = layout.fields().first() {
-            if value > f.max() {
-                let err = layout.compose(layout.epoch_ms(), &[(f.name(), value)]).unwrap_err();
-                prop_assert_eq!(err.to_string(), format!("{} {} is out of range: 0 to {} ({} bits)", f.name(), value, f.max(), f.bits()));
-            }
+        if let Some(f) = layout.fields().first()
+            && value > f.max()
+        {
+            let err = layout.compose(layout.epoch_ms(), &[(f.name(), value)]).unwrap_err();
+            prop_assert_eq!(err.to_string(), format!("{} {} is out of range: 0 to {} ({} bits)", f.name(), value, f.max(), f.bits()));
         }
     }
 }
@@ -539,12 +539,57 @@ fn broken_state_file_is_a_clear_error() {
         .store(FileMarkStore::new(&path))
         .build()
         .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store);
     assert!(
-        err.to_string().contains("not a mark in Unix milliseconds"),
+        err.to_string().contains(&format!(
+            "cannot use {}: it is not a mark file",
+            path.display()
+        )),
         "{err}"
     );
     let missing = FileMarkStore::new(dir.join("no/such/dir/mark"));
-    assert!(missing.save(1).is_err());
+    assert!(missing.open(&Layout::twitter()).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The builder opens the store with its own layout: a state file of another
+/// layout, or one that a live generator holds, stops it from being built.
+#[test]
+fn the_builder_opens_the_store_for_its_layout_and_for_itself_alone() {
+    let dir = temp_dir("opened");
+    let path = dir.join("mark");
+    let build = |layout: Layout| {
+        Generator::builder(layout)
+            .clock(Arc::new(ManualClock::new(1_700_000_000_000)))
+            .store(FileMarkStore::new(&path))
+            .build()
+    };
+    let first = build(Layout::twitter()).unwrap();
+    first.next_id().unwrap();
+    let err = build(Layout::twitter()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::StoreInUse);
+    assert!(
+        err.to_string()
+            .contains(&format!("in use by process {}", std::process::id())),
+        "{err}"
+    );
+    first.close().unwrap();
+    let err = build(Layout::discord()).unwrap_err();
+    assert!(
+        err.to_string().contains("belongs to layout time:41"),
+        "{err}"
+    );
+    // Shared through an Arc, the store is still opened for the layout.
+    let shared = Arc::new(FileMarkStore::new(&path));
+    let again = Generator::builder(Layout::twitter())
+        .clock(Arc::new(ManualClock::new(1_700_000_000_000)))
+        .store(shared.clone())
+        .build()
+        .unwrap();
+    again.next_id().unwrap();
+    assert!(FileMarkStore::new(&path).open(&Layout::twitter()).is_err());
+    drop(again);
+    drop(shared);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

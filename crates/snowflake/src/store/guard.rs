@@ -1,0 +1,343 @@
+//! Opening the state file and the files beside it without following a link
+//! someone planted there and without blocking on a pipe.
+//!
+//! Every path is first looked at without following links (`lstat`): anything
+//! but a regular file is refused before it is opened. The file is then opened
+//! with `O_NOFOLLOW | O_NONBLOCK` where this module knows those flags, and
+//! checked again through the open handle (`fstat`): same device and inode as
+//! the file looked at, so a link or pipe swapped in between is caught before
+//! a byte is read or written. New files are made with `O_EXCL`, which never
+//! follows a link, and mode 0600.
+
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Error;
+
+/// `O_NOFOLLOW | O_NONBLOCK`. std names neither and the core takes no libc,
+/// so the values are spelled out for the systems whose headers were checked;
+/// elsewhere this is 0, and the `lstat`/`fstat` comparison alone keeps links
+/// and pipes out (a pipe swapped in at the very instant between the two could
+/// then block the open; it could never be written to).
+#[cfg(unix)]
+pub(super) const OPEN_FLAGS: i32 = open_flags();
+
+#[cfg(unix)]
+const fn open_flags() -> i32 {
+    let linux = cfg!(any(target_os = "linux", target_os = "android"));
+    let bsd = cfg!(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "dragonfly"
+    ));
+    if linux
+        && cfg!(any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            target_arch = "riscv64",
+            target_arch = "loongarch64",
+            target_arch = "s390x"
+        ))
+    {
+        // asm-generic/fcntl.h
+        0o400_000 | 0o4_000
+    } else if linux && cfg!(any(target_arch = "arm", target_arch = "aarch64")) {
+        // arm's own fcntl.h moves O_NOFOLLOW; O_NONBLOCK is the generic one.
+        0o100_000 | 0o4_000
+    } else if bsd {
+        0x0100 | 0x0004
+    } else {
+        0
+    }
+}
+
+/// What is at a path, when it is not a regular file, in words.
+fn unusual(meta: &Metadata) -> Option<&'static str> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_symlink() {
+        return Some("a symbolic link");
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
+}
+
+fn refused(path: &Path, what: &str) -> Error {
+    Error::store(format!(
+        "refusing to use {}: it is {what}; a state file and its lock file must be regular files",
+        path.display()
+    ))
+}
+
+fn failed(what: &str, path: &Path, err: io::Error) -> Error {
+    Error::store(format!("cannot {what} {}: {err}", path.display()))
+}
+
+/// What is at `path`, not following links: `None` when nothing is, an error
+/// when it is anything but a regular file.
+pub(super) fn regular_or_absent(path: &Path) -> Result<Option<Metadata>, Error> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) => match unusual(&meta) {
+            None => Ok(Some(meta)),
+            Some(what) => Err(refused(path, what)),
+        },
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(failed("look at", path, err)),
+    }
+}
+
+fn options(write: bool) -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.read(true).write(write);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(OPEN_FLAGS).mode(0o600);
+    }
+    options
+}
+
+/// Opens the regular file that `seen` describes, and makes sure through the
+/// handle that it is that file.
+fn open_seen(path: &Path, seen: &Metadata, write: bool) -> Result<File, Error> {
+    let file = options(write)
+        .open(path)
+        .map_err(|err| failed("open", path, err))?;
+    let now = file
+        .metadata()
+        .map_err(|err| failed("look at", path, err))?;
+    if let Some(what) = unusual(&now) {
+        return Err(refused(path, what));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (now.dev(), now.ino()) != (seen.dev(), seen.ino()) {
+            return Err(Error::store(format!(
+                "refusing to use {}: it was replaced while it was being opened",
+                path.display()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = seen;
+    Ok(file)
+}
+
+/// The file at `path` for reading, or `None` when there is none.
+pub(super) fn open_existing(path: &Path) -> Result<Option<File>, Error> {
+    match regular_or_absent(path)? {
+        None => Ok(None),
+        Some(seen) => open_seen(path, &seen, false).map(Some),
+    }
+}
+
+/// A file that did not exist, for writing. `O_EXCL` fails on any link,
+/// even one that points nowhere, so nothing is created through one.
+fn create_new(path: &Path) -> io::Result<File> {
+    options(true).create_new(true).open(path)
+}
+
+/// The lock file, opened for reading and writing, created if need be.
+pub(super) fn open_lock(path: &Path) -> Result<File, Error> {
+    // A few rounds: another process may create it between our look and our
+    // exclusive create; a third round would mean something is racing us.
+    for _ in 0..3 {
+        match regular_or_absent(path)? {
+            Some(seen) => return open_seen(path, &seen, true),
+            None => match create_new(path) {
+                Ok(file) => return Ok(file),
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err(failed("create the lock file", path, err)),
+            },
+        }
+    }
+    Err(Error::store(format!(
+        "cannot open the lock file {}: it keeps appearing and disappearing",
+        path.display()
+    )))
+}
+
+/// A new file beside `path`, for writing, under a name no other writer uses:
+/// the process ID, a counter within the process and the clock's nanoseconds.
+pub(super) fn create_temp(path: &Path) -> Result<(PathBuf, File), Error> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut attempts = 0;
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{}.{n}.{nanos}.tmp", std::process::id()));
+        let tmp = PathBuf::from(name);
+        match create_new(&tmp) {
+            Ok(file) => return Ok((tmp, file)),
+            // Someone else's file, or a link planted there: never touch it,
+            // take another name.
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempts < 3 => {
+                attempts += 1;
+            }
+            Err(err) => return Err(failed("create a temporary file", &tmp, err)),
+        }
+    }
+}
+
+/// Makes a rename in `path`'s directory durable. A bare file name lives in
+/// the working directory, whose name is `.`.
+pub(super) fn sync_dir(path: &Path) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::{mkfifo, temp_dir, within_seconds};
+    use std::io::{Read, Write};
+
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    #[test]
+    fn the_flags_are_the_systems_own() {
+        // If the constants were wrong, the kernel would follow the link and
+        // block on the pipe; it does neither, so they are right here.
+        let dir = temp_dir("flags");
+        let target = dir.join("target");
+        fs::write(&target, "x").unwrap();
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut options = OpenOptions::new();
+        std::os::unix::fs::OpenOptionsExt::custom_flags(options.read(true), OPEN_FLAGS);
+        let err = options.open(&link).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(40), "not ELOOP: {err}");
+        let fifo = dir.join("fifo");
+        mkfifo(&fifo);
+        within_seconds(5, move || options.open(&fifo).map(drop)).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_directories_and_pipes_are_named_and_never_opened() {
+        let dir = temp_dir("kinds");
+        let target = dir.join("target");
+        fs::write(&target, "keep").unwrap();
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let dangling = dir.join("dangling");
+        std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
+        let fifo = dir.join("fifo");
+        mkfifo(&fifo);
+        let sub = dir.join("sub");
+        fs::create_dir(&sub).unwrap();
+        for (path, what) in [
+            (link.clone(), "a symbolic link"),
+            (dangling.clone(), "a symbolic link"),
+            (fifo.clone(), "a FIFO (named pipe)"),
+            (sub.clone(), "a directory"),
+        ] {
+            let for_lock = path.clone();
+            let err = within_seconds(5, move || open_lock(&for_lock).unwrap_err());
+            let message = err.to_string();
+            assert!(
+                message.contains(&format!("{}: it is {what}", path.display())),
+                "{message}"
+            );
+            let for_read = path.clone();
+            let err = within_seconds(5, move || open_existing(&for_read).unwrap_err());
+            assert!(err.to_string().contains(what), "{err}");
+        }
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+        assert!(
+            !dir.join("nowhere").exists(),
+            "the dangling link was followed"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn new_files_are_private_and_never_reuse_a_name() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp_dir("new");
+        let path = dir.join("mark");
+        let (a, mut file) = create_temp(&path).unwrap();
+        file.write_all(b"a").unwrap();
+        let (b, _) = create_temp(&path).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.parent(), Some(dir.as_path()));
+        assert_eq!(
+            fs::metadata(&a).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let lock = open_lock(&dir.join("mark.lock")).unwrap();
+        assert_eq!(lock.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        // An existing lock file is opened, not replaced.
+        drop(lock);
+        fs::write(dir.join("mark.lock"), "41\n").unwrap();
+        let mut text = String::new();
+        open_lock(&dir.join("mark.lock"))
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "41\n");
+        assert!(open_existing(&dir.join("absent")).unwrap().is_none());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn new_files_are_never_made_through_a_link() {
+        let dir = temp_dir("excl");
+        let target = dir.join("target");
+        fs::write(&target, "keep").unwrap();
+        for (link, to) in [
+            ("to-file", target.clone()),
+            ("to-nothing", dir.join("nowhere")),
+        ] {
+            let link = dir.join(link);
+            std::os::unix::fs::symlink(&to, &link).unwrap();
+            let err = create_new(&link).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        }
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+        assert!(!dir.join("nowhere").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_bare_file_name_syncs_the_working_directory() {
+        // `Path::new("mark").parent()` is `Some("")`, which cannot be opened.
+        assert!(File::open("").is_err());
+        sync_dir(Path::new("mark")).unwrap();
+        assert!(sync_dir(Path::new("/no/such/dir/mark")).is_err());
+    }
+}

@@ -1,0 +1,80 @@
+//! Where a generator keeps its high-water mark across restarts.
+
+mod file;
+mod format;
+mod guard;
+#[cfg(test)]
+mod testing;
+
+pub use file::FileMarkStore;
+
+use crate::error::Error;
+use crate::layout::Layout;
+
+/// Durable storage for a generator's high-water mark: the highest Unix
+/// millisecond it may issue IDs up to.
+///
+/// The generator writes a mark *before* it issues any ID in the window the
+/// mark covers, so after a crash or restart every ID issued before lies at or
+/// below the stored mark. A store must not return from [`MarkStore::save`]
+/// until the mark is durable. The cluster mode keeps its mark in etcd; this
+/// crate ships [`FileMarkStore`].
+///
+/// The generator's builder calls [`MarkStore::open`] once, with its layout,
+/// before the first [`MarkStore::load`]; a store that must know the layout or
+/// claim its storage for one process does so there.
+///
+/// ```
+/// use snowflake::{FileMarkStore, Layout, MarkStore};
+///
+/// let dir = std::env::temp_dir().join(format!("snowflake-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let store = FileMarkStore::new(dir.join("mark"));
+/// store.open(&Layout::twitter())?;
+/// assert_eq!(store.load()?, None);
+/// store.save(1_700_000_001_000)?;
+/// assert_eq!(store.load()?, Some(1_700_000_001_000));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+pub trait MarkStore: Send + Sync {
+    /// Prepares the store for a generator of `layout`: called once by
+    /// [`GeneratorBuilder::build`](crate::GeneratorBuilder::build) before the
+    /// first load. A store can check here that its mark belongs to the layout
+    /// and take whatever lock makes it the storage's only user. By default it
+    /// does nothing.
+    ///
+    /// ```
+    /// use snowflake::{Error, Layout, MarkStore};
+    ///
+    /// struct Fixed(i64);
+    /// impl MarkStore for Fixed {
+    ///     fn load(&self) -> Result<Option<i64>, Error> { Ok(Some(self.0)) }
+    ///     fn save(&self, _mark_ms: i64) -> Result<(), Error> { Ok(()) }
+    /// }
+    /// Fixed(0).open(&Layout::twitter())?;
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    fn open(&self, layout: &Layout) -> Result<(), Error> {
+        let _ = layout;
+        Ok(())
+    }
+    /// The stored mark, or `None` when nothing was stored yet.
+    fn load(&self) -> Result<Option<i64>, Error>;
+    /// Stores the mark durably; returns only once it would survive a crash.
+    fn save(&self, mark_ms: i64) -> Result<(), Error>;
+}
+
+impl<S: MarkStore + ?Sized> MarkStore for std::sync::Arc<S> {
+    fn open(&self, layout: &Layout) -> Result<(), Error> {
+        (**self).open(layout)
+    }
+
+    fn load(&self) -> Result<Option<i64>, Error> {
+        (**self).load()
+    }
+
+    fn save(&self, mark_ms: i64) -> Result<(), Error> {
+        (**self).save(mark_ms)
+    }
+}
