@@ -220,7 +220,7 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
         .map_err(|err| Failure::Runtime(format!("cannot start the runtime: {err}")))?;
     let holders = runtime
         .block_on(snowflake_etcd::holders(&config))
-        .map_err(|err| Failure::Runtime(format!("cannot read the cluster from etcd: {err}")))?;
+        .map_err(|err| Failure::Runtime(err.to_string()))?;
     if args.json {
         let mut line = serde_json::to_string(&holders).unwrap_or_default();
         line.push('\n');

@@ -1,20 +1,21 @@
 //! The generator's high-water mark, kept in etcd under the slot.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use etcd_client::{Client, Compare, CompareOp, Txn, TxnOp};
+use etcd_client::Client;
 use snowflake::{Error, MarkStore};
 
-use crate::Inner;
+use crate::fence::Fence;
+use crate::txn::put_mark;
 
 /// How long one etcd call for the mark may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub(crate) struct EtcdMarkStore {
     pub(crate) writer: Arc<MarkWriter>,
-    pub(crate) inner: Weak<Inner>,
+    pub(crate) fence: Arc<Fence>,
     pub(crate) runtime: tokio::runtime::Handle,
 }
 
@@ -64,18 +65,14 @@ impl MarkWriter {
                 return Ok(true);
             }
             let mut client = self.client.clone();
-            let txn = Txn::new()
-                .when([Compare::lease(
-                    self.slot_key.as_str(),
-                    CompareOp::Equal,
-                    self.lease,
-                )])
-                .and_then([TxnOp::put(
-                    self.mark_key.as_str(),
-                    mark_ms.to_string(),
-                    None,
-                )]);
-            let succeeded = client.txn(txn).await?.succeeded();
+            let succeeded = put_mark(
+                &mut client,
+                &self.slot_key,
+                &self.mark_key,
+                self.lease,
+                mark_ms,
+            )
+            .await?;
             if succeeded {
                 self.durable.fetch_max(mark_ms, Ordering::AcqRel);
             }
@@ -126,7 +123,7 @@ impl MarkStore for EtcdMarkStore {
     /// Writes the mark only while this node's lease still holds the slot,
     /// and only before the node's own deadline: a fenced node cannot raise it.
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
-        if self.inner.upgrade().is_none_or(|inner| inner.fenced()) {
+        if self.fence.closed() {
             return Err(Error::store_failure(
                 "fenced: the slot's lease may have ended",
             ));
