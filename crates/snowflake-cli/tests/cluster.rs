@@ -617,7 +617,7 @@ fn a_node_behind_the_slots_mark_does_not_issue_into_the_past() {
             since_ms: 0,
         },
         auth: None,
-        ca_pem: None,
+        tls: Default::default(),
     };
     runtime.block_on(async {
         let mut client = snowflake_etcd::connect(&config).await.unwrap();
@@ -655,4 +655,24 @@ fn a_node_behind_the_slots_mark_does_not_issue_into_the_past() {
     let twitter = Layout::twitter();
     assert!(twitter.decode(id).unwrap().timestamp_ms() > mark);
     runtime.block_on(cluster.shutdown());
+}
+
+/// The whole refusal, as an operator sees it: exit 2 and one line that says
+/// why and how to proceed, before any connection is tried.
+#[test]
+fn a_password_over_http_is_refused_with_exit_2() {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("snowflake"))
+        .args(["cluster", "status", "--etcd", "http://127.0.0.1:9"])
+        .args(["--etcd-user", "alice"])
+        .env("SNOWFLAKE_ETCD_PASSWORD", "secret")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--etcd-allow-plaintext-password"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("secret"), "{stderr}");
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use etcd_client::{Client, ConnectOptions, TlsOptions};
+use etcd_client::{Certificate, Client, ConnectOptions, Identity, TlsOptions};
 use serde::{Deserialize, Serialize};
 use snowflake::{Clock, Layout};
 
@@ -35,8 +35,44 @@ pub struct ClusterConfig {
     pub info: NodeInfo,
     /// User name and password for etcd, if it requires them.
     pub auth: Option<(String, String)>,
-    /// A PEM CA certificate: connect with TLS, trusting it.
+    /// TLS settings, used when the endpoints are `https://`.
+    pub tls: TlsConfig,
+}
+
+/// TLS to etcd, for `https://` endpoints.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct TlsConfig {
+    /// PEM CA certificates to trust; without them, the system's roots.
     pub ca_pem: Option<Vec<u8>>,
+    /// A PEM client certificate and its private key, for etcd's
+    /// `--client-cert-auth` (mutual TLS).
+    pub identity: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for TlsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsConfig")
+            .field("ca", &self.ca_pem.is_some())
+            .field("client_certificate", &self.identity.is_some())
+            .finish()
+    }
+}
+
+impl TlsConfig {
+    /// etcd-client's options: the given CA or else the system's roots, and
+    /// the client certificate if there is one.
+    fn options(&self) -> TlsOptions {
+        let options = match &self.ca_pem {
+            Some(pem) => TlsOptions::new().ca_certificate(Certificate::from_pem(pem)),
+            // Without this, rustls trusts nothing and every https://
+            // endpoint fails its handshake.
+            None => TlsOptions::new().with_native_roots(),
+        };
+        match &self.identity {
+            Some((cert, key)) => options.identity(Identity::from_pem(cert, key)),
+            None => options,
+        }
+    }
 }
 
 impl std::fmt::Debug for ClusterConfig {
@@ -48,7 +84,7 @@ impl std::fmt::Debug for ClusterConfig {
             .field("fixed", &self.fixed)
             .field("lease_ttl", &self.lease_ttl)
             .field("margin", &self.margin)
-            .field("tls", &self.ca_pem.is_some())
+            .field("tls", &self.tls)
             .field("auth", &self.auth.as_ref().map(|(user, _)| user))
             .finish_non_exhaustive()
     }
@@ -100,9 +136,9 @@ pub async fn connect(config: &ClusterConfig) -> Result<Client, Error> {
     if let Some((user, password)) = &config.auth {
         options = options.with_user(user.clone(), password.clone());
     }
-    if let Some(pem) = &config.ca_pem {
-        options = options
-            .with_tls(TlsOptions::new().ca_certificate(etcd_client::Certificate::from_pem(pem)));
+    // etcd-client refuses TLS options with http:// endpoints.
+    if config.endpoints.iter().any(|e| e.starts_with("https://")) {
+        options = options.with_tls(config.tls.options());
     }
     Client::connect(&config.endpoints, Some(options))
         .await

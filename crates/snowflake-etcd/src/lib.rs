@@ -31,7 +31,7 @@ mod node;
 mod slots;
 mod txn;
 
-pub use config::{ClusterConfig, NodeInfo, connect};
+pub use config::{ClusterConfig, NodeInfo, TlsConfig, connect};
 pub use error::Error;
 pub use holders::{SlotHolder, holders};
 pub use holding::{ClusterGenerator, Holding};
