@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::AtomicI64;
+use std::sync::atomic::{AtomicBool, AtomicI64};
 
 use etcd_client::{Client, GetOptions};
 use snowflake::{ErrorKind, Generator};
@@ -67,6 +67,7 @@ pub(crate) async fn claim(
             lease,
             durable: AtomicI64::new(0),
             writing: tokio::sync::Mutex::new(()),
+            closed: AtomicBool::new(false),
         });
         let store = EtcdMarkStore {
             writer: Arc::clone(&writer),

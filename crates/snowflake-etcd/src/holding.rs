@@ -63,4 +63,22 @@ impl Holding {
             tracing::warn!(slot = %self.slot, "cannot move the mark ahead: {err}");
         }
     }
+
+    /// Lowers the slot's mark to this node's last issued time, so that the
+    /// next holder does not wait out the reserve, and stops all further mark
+    /// writes. Call it only once no ID from this holding can be handed out
+    /// any more (the node has fenced itself), and before the lease ends.
+    /// Returns the mark written.
+    pub(crate) async fn lower_mark_to_last_issued(&self) -> Result<i64, snowflake::Error> {
+        // An ID made now is above every ID handed out before the fence (the
+        // generator's compare-and-swap orders them), and is itself never
+        // handed out: its time is the least mark that still covers them all.
+        let generator = Arc::clone(&self.generator);
+        let probe = tokio::task::spawn_blocking(move || generator.next_id())
+            .await
+            .map_err(|_| snowflake::Error::store_failure("the last ID could not be read"))??;
+        let last_ms = self.generator.layout().decode(probe)?.timestamp_ms();
+        self.writer.lower_and_close(last_ms).await?;
+        Ok(last_ms)
+    }
 }

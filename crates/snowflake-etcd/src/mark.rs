@@ -1,7 +1,7 @@
 //! The generator's high-water mark, kept in etcd under the slot.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
 use etcd_client::Client;
@@ -33,6 +33,9 @@ pub(crate) struct MarkWriter {
     /// session topping up, a request reserving) whose puts reached etcd in
     /// the other order would otherwise leave the lower mark stored.
     pub(crate) writing: tokio::sync::Mutex<()>,
+    /// Set by the last write of a clean shutdown: a top-up still queued
+    /// behind it must not raise the mark again.
+    pub(crate) closed: AtomicBool,
 }
 
 impl std::fmt::Debug for MarkWriter {
@@ -61,6 +64,9 @@ impl MarkWriter {
     pub(crate) async fn write(&self, mark_ms: i64) -> Result<(), Error> {
         within_time(async {
             let _one_at_a_time = self.writing.lock().await;
+            if self.closed.load(Ordering::Acquire) {
+                return Ok(false);
+            }
             if mark_ms <= self.durable.load(Ordering::Acquire) {
                 return Ok(true);
             }
@@ -77,6 +83,31 @@ impl MarkWriter {
                 self.durable.fetch_max(mark_ms, Ordering::AcqRel);
             }
             Ok(succeeded)
+        })
+        .await?
+        .then_some(())
+        .ok_or_else(|| Error::store_failure("the slot is no longer held by this node's lease"))
+    }
+}
+
+impl MarkWriter {
+    /// The last write of a clean shutdown: stores `mark_ms` even below the
+    /// marks stored before, if this node's lease still holds the slot, and
+    /// refuses every write after it. The caller must have stopped issuing
+    /// and must pass a time at or above every ID it handed out.
+    pub(crate) async fn lower_and_close(&self, mark_ms: i64) -> Result<(), Error> {
+        within_time(async {
+            let _one_at_a_time = self.writing.lock().await;
+            self.closed.store(true, Ordering::Release);
+            let mut client = self.client.clone();
+            put_mark(
+                &mut client,
+                &self.slot_key,
+                &self.mark_key,
+                self.lease,
+                mark_ms,
+            )
+            .await
         })
         .await?
         .then_some(())
