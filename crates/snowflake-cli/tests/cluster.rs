@@ -734,6 +734,9 @@ fn a_cleanly_stopped_nodes_slot_is_free_at_once_and_above_its_ids() {
     for _ in 0..10 {
         first.ids(1000);
     }
+    // Idle past the generator's own reserve window (1 s), as a node about
+    // to be stopped often is: its last ID must still be found.
+    std::thread::sleep(Duration::from_millis(1500));
     signal(first.pid(), "TERM");
     let status = first.wait_exit(Duration::from_secs(15));
     assert!(status.success(), "{status}\n{}", first.describe());

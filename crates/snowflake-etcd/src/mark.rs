@@ -99,6 +99,9 @@ impl MarkWriter {
         within_time(async {
             let _one_at_a_time = self.writing.lock().await;
             self.closed.store(true, Ordering::Release);
+            // What is stored from now on is at most this: nothing above it
+            // counts as covered any more.
+            self.durable.fetch_min(mark_ms, Ordering::AcqRel);
             let mut client = self.client.clone();
             put_mark(
                 &mut client,
@@ -154,14 +157,17 @@ impl MarkStore for EtcdMarkStore {
     /// Writes the mark only while this node's lease still holds the slot,
     /// and only before the node's own deadline: a fenced node cannot raise it.
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
+        // Already covered by a write the session made ahead of time. Checked
+        // before the fence, as it raises nothing: the generator reserves in
+        // its own steps and does not see the session's top-ups, and the last
+        // ID read after the fence on a clean shutdown must not fail for it.
+        if mark_ms <= self.writer.durable.load(Ordering::Acquire) {
+            return Ok(());
+        }
         if self.fence.closed() {
             return Err(Error::store_failure(
                 "fenced: the slot's lease may have ended",
             ));
-        }
-        // Already covered by a write the session made ahead of time.
-        if mark_ms <= self.writer.durable.load(Ordering::Acquire) {
-            return Ok(());
         }
         self.block(self.writer.write(mark_ms))
     }
