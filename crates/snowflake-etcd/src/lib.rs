@@ -9,7 +9,10 @@
 //! - `marks/{slot}`: the highest Unix millisecond the slot's holder may issue
 //!   up to, written before any ID in that window is issued, only while the
 //!   writer still holds the slot (a transaction compares the slot's lease),
-//!   and kept after the lease ends so the next holder can read it.
+//!   and kept after the lease ends so the next holder can read it. A clean
+//!   shutdown lowers it to the last ID issued, after the node stopped
+//!   issuing and before it revokes the lease, so the next holder need not
+//!   wait out the window kept ahead of the clock.
 //!
 //! Three things make a duplicate impossible, each on its own:
 //! 1. slots are claimed with a create-if-absent transaction, so two live
@@ -17,7 +20,12 @@
 //! 2. a node stops issuing at `TTL - margin` after its last renewal was sent,
 //!    measured on its monotonic clock, before etcd can give the slot away;
 //! 3. a new holder waits until its clock is past the slot's mark, and a
-//!    fenced node cannot move the mark, so it cannot issue above it.
+//!    fenced node cannot raise the mark, so it cannot issue above it.
+//!
+//! Modules: `node` runs the session (lease, claim, renewals) and answers the
+//! server; `fence` is the deadline; `claim` takes a slot and starts its
+//! generator; `txn` holds the compare-then-write transactions; `mark` is the
+//! generator's mark store on etcd; `slots` enumerates the slots.
 #![warn(missing_docs)]
 
 mod claim;
