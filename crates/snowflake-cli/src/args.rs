@@ -69,12 +69,35 @@ pub struct EtcdArgs {
         value_name = "NAME"
     )]
     pub cluster: String,
-    /// A PEM CA certificate: talk to etcd over TLS, trusting it.
+    /// A PEM CA certificate to trust for https:// endpoints, instead of the
+    /// system's roots.
     #[arg(long, value_name = "PATH", env = "SNOWFLAKE_ETCD_CA")]
     pub etcd_ca: Option<PathBuf>,
-    /// etcd user; the password comes from SNOWFLAKE_ETCD_PASSWORD.
+    /// A PEM client certificate for etcd's --client-cert-auth (mTLS); needs
+    /// --etcd-key and https:// endpoints.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "SNOWFLAKE_ETCD_CERT",
+        requires = "etcd_key"
+    )]
+    pub etcd_cert: Option<PathBuf>,
+    /// The PEM private key of --etcd-cert.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "SNOWFLAKE_ETCD_KEY",
+        requires = "etcd_cert"
+    )]
+    pub etcd_key: Option<PathBuf>,
+    /// etcd user; the password comes from SNOWFLAKE_ETCD_PASSWORD. Refused
+    /// over http:// endpoints unless --etcd-allow-plaintext-password.
     #[arg(long, value_name = "USER", env = "SNOWFLAKE_ETCD_USER")]
     pub etcd_user: Option<String>,
+    /// Send the etcd password over http:// endpoints, in clear text, on
+    /// purpose (a trusted local network, a sidecar on loopback).
+    #[arg(long, env = "SNOWFLAKE_ETCD_ALLOW_PLAINTEXT_PASSWORD")]
+    pub etcd_allow_plaintext_password: bool,
 }
 
 #[derive(Debug, Args)]
@@ -409,5 +432,14 @@ pub struct SqlArgs {
 pub struct CompletionsArgs {
     /// The shell to complete in.
     #[arg(value_enum)]
-    pub shell: crate::manual::Shell,
+    pub shell: Shell,
+}
+
+/// The shells `snowflake completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
 }

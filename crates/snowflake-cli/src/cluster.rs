@@ -3,11 +3,12 @@
 //! `snowflake cluster status`.
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use snowflake::{Clock, Error, Generator, Layout, SharedGenerator};
-use snowflake_etcd::{Cluster, ClusterConfig, NodeInfo};
+use snowflake_etcd::{Cluster, ClusterConfig, NodeInfo, TlsConfig};
 use snowflake_server::{IdSource, Shutdown, Unavailable};
 
 use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
@@ -128,11 +129,21 @@ pub fn config(
             "a cluster name is 1 to 64 letters, digits, '-', '_' or '.'",
         )));
     }
-    let ca_pem = match &etcd.etcd_ca {
-        None => None,
-        Some(path) => Some(std::fs::read(path).map_err(|err| {
-            Failure::Runtime(format!("cannot read the etcd CA {}: {err}", path.display()))
-        })?),
+    let endpoints = endpoints(etcd)?;
+    check_transport(etcd, &endpoints)?;
+    let tls = TlsConfig {
+        ca_pem: etcd
+            .etcd_ca
+            .as_deref()
+            .map(|p| read_pem(p, "etcd_ca", "CERTIFICATE"))
+            .transpose()?,
+        identity: match (&etcd.etcd_cert, &etcd.etcd_key) {
+            (Some(cert), Some(key)) => Some((
+                read_pem(cert, "etcd_cert", "CERTIFICATE")?,
+                read_pem(key, "etcd_key", "PRIVATE KEY")?,
+            )),
+            _ => None,
+        },
     };
     let auth = match &etcd.etcd_user {
         None => None,
@@ -149,7 +160,7 @@ pub fn config(
     };
     let lease_ttl = Duration::from_secs(ttl);
     Ok(ClusterConfig {
-        endpoints: endpoints(etcd)?,
+        endpoints,
         name: etcd.cluster.clone(),
         layout: layout.clone(),
         fixed,
@@ -165,7 +176,7 @@ pub fn config(
             since_ms: 0,
         },
         auth,
-        ca_pem,
+        tls,
     })
 }
 
@@ -204,6 +215,76 @@ fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
     Ok(endpoints)
 }
 
+/// Refuses settings that would not do what they say: endpoints of both
+/// schemes (etcd-client uses one TLS setting for all), TLS files with
+/// http:// endpoints (they would be ignored), and a password sent in clear
+/// text over http:// unless the operator says that is intended.
+fn check_transport(etcd: &EtcdArgs, endpoints: &[String]) -> Result<(), Error> {
+    let https = endpoints
+        .iter()
+        .filter(|e| e.starts_with("https://"))
+        .count();
+    if https != 0 && https != endpoints.len() {
+        return Err(Error::invalid_value(
+            "etcd",
+            &endpoints.join(","),
+            "endpoints are all http:// or all https://",
+        ));
+    }
+    if https == 0 {
+        let tls_file = [
+            ("etcd_ca", &etcd.etcd_ca),
+            ("etcd_cert", &etcd.etcd_cert),
+            ("etcd_key", &etcd.etcd_key),
+        ]
+        .into_iter()
+        .find_map(|(field, path)| path.as_ref().map(|p| (field, p)));
+        if let Some((field, path)) = tls_file {
+            return Err(Error::invalid_value(
+                field,
+                &path.display().to_string(),
+                "TLS files need https:// endpoints; the --etcd endpoints are http://",
+            ));
+        }
+        if let Some(user) = &etcd.etcd_user
+            && !etcd.etcd_allow_plaintext_password
+        {
+            return Err(Error::invalid_value(
+                "etcd_user",
+                user,
+                "over http:// endpoints the password would cross the network in clear text; \
+                     use https:// endpoints, or pass --etcd-allow-plaintext-password if that is intended",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a PEM file, checking that it holds a `kind` block, so that a
+/// swapped or empty file fails here rather than as a node that never
+/// connects.
+fn read_pem(path: &Path, field: &'static str, kind: &str) -> Result<Vec<u8>, Failure> {
+    let pem = std::fs::read(path).map_err(|err| {
+        Failure::Runtime(format!(
+            "cannot read --{} {}: {err}",
+            field.replace('_', "-"),
+            path.display()
+        ))
+    })?;
+    let text = String::from_utf8_lossy(&pem);
+    let holds = text
+        .lines()
+        .any(|line| line.starts_with("-----BEGIN ") && line.ends_with(&format!("{kind}-----")));
+    if !holds {
+        return Err(Failure::Usage(Error::invalid_value(
+            field,
+            &path.display().to_string(),
+            "the file is not PEM of the expected kind (a CERTIFICATE for --etcd-ca and --etcd-cert, a PRIVATE KEY for --etcd-key)",
+        )));
+    }
+    Ok(pem)
+}
+
 fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
@@ -220,7 +301,7 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
         .map_err(|err| Failure::Runtime(format!("cannot start the runtime: {err}")))?;
     let holders = runtime
         .block_on(snowflake_etcd::holders(&config))
-        .map_err(|err| Failure::Runtime(format!("cannot read the cluster from etcd: {err}")))?;
+        .map_err(|err| Failure::Runtime(err.to_string()))?;
     if args.json {
         let mut line = serde_json::to_string(&holders).unwrap_or_default();
         line.push('\n');
@@ -240,4 +321,127 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::args::{Cli, ClusterCommand, Command};
+
+    fn etcd_args(line: &[&str]) -> EtcdArgs {
+        let argv = ["snowflake", "cluster", "status"].iter().chain(line);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Cluster(ClusterCommand::Status(args)) => args.etcd,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    fn transport(line: &[&str]) -> Result<(), Error> {
+        let etcd = etcd_args(line);
+        check_transport(&etcd, &endpoints(&etcd)?)
+    }
+
+    #[test]
+    fn a_password_over_http_is_refused_unless_the_operator_says_so() {
+        let err =
+            transport(&["--etcd", "http://10.0.0.1:2379", "--etcd-user", "alice"]).unwrap_err();
+        assert_eq!(err.kind(), snowflake::ErrorKind::InvalidInput);
+        let message = err.to_string();
+        assert!(message.contains("alice"), "{message}");
+        assert!(message.contains("clear text"), "{message}");
+        assert!(
+            message.contains("--etcd-allow-plaintext-password"),
+            "{message}"
+        );
+        transport(&[
+            "--etcd",
+            "http://10.0.0.1:2379",
+            "--etcd-user",
+            "alice",
+            "--etcd-allow-plaintext-password",
+        ])
+        .unwrap();
+        transport(&["--etcd", "https://10.0.0.1:2379", "--etcd-user", "alice"]).unwrap();
+        // No user, no password, nothing to protect.
+        transport(&["--etcd", "http://10.0.0.1:2379"]).unwrap();
+    }
+
+    #[test]
+    fn endpoints_of_both_schemes_are_refused() {
+        let err = transport(&["--etcd", "https://a:2379,http://b:2379"]).unwrap_err();
+        assert!(
+            err.to_string().contains("all http:// or all https://"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn tls_files_with_http_endpoints_are_refused_naming_the_flag() {
+        let err = transport(&["--etcd", "http://a:2379", "--etcd-ca", "ca.pem"]).unwrap_err();
+        assert!(err.to_string().starts_with("etcd_ca ca.pem"), "{err}");
+        let err = transport(&[
+            "--etcd",
+            "http://a:2379",
+            "--etcd-cert",
+            "c.pem",
+            "--etcd-key",
+            "k.pem",
+        ])
+        .unwrap_err();
+        assert!(err.to_string().starts_with("etcd_cert c.pem"), "{err}");
+        transport(&[
+            "--etcd",
+            "https://a:2379",
+            "--etcd-cert",
+            "c.pem",
+            "--etcd-key",
+            "k.pem",
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn a_client_certificate_needs_its_key_and_the_key_its_certificate() {
+        for line in [
+            ["snowflake", "cluster", "status", "--etcd-cert", "c.pem"],
+            ["snowflake", "cluster", "status", "--etcd-key", "k.pem"],
+        ] {
+            let err = Cli::try_parse_from(line).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        }
+    }
+
+    #[test]
+    fn pem_files_must_hold_what_their_flag_expects() {
+        let dir = std::env::temp_dir().join(format!("snowflake-pem-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cert = dir.join("cert.pem");
+        let key = dir.join("key.pem");
+        std::fs::write(
+            &cert,
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &key,
+            "-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----\n",
+        )
+        .unwrap();
+        assert!(read_pem(&cert, "etcd_cert", "CERTIFICATE").is_ok());
+        assert!(read_pem(&key, "etcd_key", "PRIVATE KEY").is_ok());
+        // Swapped: the key where the certificate belongs.
+        match read_pem(&key, "etcd_cert", "CERTIFICATE") {
+            Err(Failure::Usage(err)) => assert!(err.to_string().starts_with("etcd_cert "), "{err}"),
+            other => panic!("{other:?}"),
+        }
+        match read_pem(&dir.join("missing.pem"), "etcd_ca", "CERTIFICATE") {
+            Err(Failure::Runtime(message)) => {
+                assert!(message.starts_with("cannot read --etcd-ca "), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -6,16 +6,7 @@ use std::io;
 
 use clap::CommandFactory;
 
-use crate::args::Cli;
-
-/// The shells `snowflake completions` writes for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Shell {
-    Bash,
-    Zsh,
-    Fish,
-    Powershell,
-}
+use crate::args::{Cli, Shell};
 
 /// The completion script for `shell`.
 pub fn completions(shell: Shell) -> String {

@@ -1,20 +1,21 @@
 //! The generator's high-water mark, kept in etcd under the slot.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
-use etcd_client::{Client, Compare, CompareOp, Txn, TxnOp};
+use etcd_client::Client;
 use snowflake::{Error, MarkStore};
 
-use crate::Inner;
+use crate::fence::Fence;
+use crate::txn::put_mark;
 
 /// How long one etcd call for the mark may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub(crate) struct EtcdMarkStore {
     pub(crate) writer: Arc<MarkWriter>,
-    pub(crate) inner: Weak<Inner>,
+    pub(crate) fence: Arc<Fence>,
     pub(crate) runtime: tokio::runtime::Handle,
 }
 
@@ -32,6 +33,9 @@ pub(crate) struct MarkWriter {
     /// session topping up, a request reserving) whose puts reached etcd in
     /// the other order would otherwise leave the lower mark stored.
     pub(crate) writing: tokio::sync::Mutex<()>,
+    /// Set by the last write of a clean shutdown: a top-up still queued
+    /// behind it must not raise the mark again.
+    pub(crate) closed: AtomicBool,
 }
 
 impl std::fmt::Debug for MarkWriter {
@@ -60,26 +64,53 @@ impl MarkWriter {
     pub(crate) async fn write(&self, mark_ms: i64) -> Result<(), Error> {
         within_time(async {
             let _one_at_a_time = self.writing.lock().await;
+            if self.closed.load(Ordering::Acquire) {
+                return Ok(false);
+            }
             if mark_ms <= self.durable.load(Ordering::Acquire) {
                 return Ok(true);
             }
             let mut client = self.client.clone();
-            let txn = Txn::new()
-                .when([Compare::lease(
-                    self.slot_key.as_str(),
-                    CompareOp::Equal,
-                    self.lease,
-                )])
-                .and_then([TxnOp::put(
-                    self.mark_key.as_str(),
-                    mark_ms.to_string(),
-                    None,
-                )]);
-            let succeeded = client.txn(txn).await?.succeeded();
+            let succeeded = put_mark(
+                &mut client,
+                &self.slot_key,
+                &self.mark_key,
+                self.lease,
+                mark_ms,
+            )
+            .await?;
             if succeeded {
                 self.durable.fetch_max(mark_ms, Ordering::AcqRel);
             }
             Ok(succeeded)
+        })
+        .await?
+        .then_some(())
+        .ok_or_else(|| Error::store_failure("the slot is no longer held by this node's lease"))
+    }
+}
+
+impl MarkWriter {
+    /// The last write of a clean shutdown: stores `mark_ms` even below the
+    /// marks stored before, if this node's lease still holds the slot, and
+    /// refuses every write after it. The caller must have stopped issuing
+    /// and must pass a time at or above every ID it handed out.
+    pub(crate) async fn lower_and_close(&self, mark_ms: i64) -> Result<(), Error> {
+        within_time(async {
+            let _one_at_a_time = self.writing.lock().await;
+            self.closed.store(true, Ordering::Release);
+            // What is stored from now on is at most this: nothing above it
+            // counts as covered any more.
+            self.durable.fetch_min(mark_ms, Ordering::AcqRel);
+            let mut client = self.client.clone();
+            put_mark(
+                &mut client,
+                &self.slot_key,
+                &self.mark_key,
+                self.lease,
+                mark_ms,
+            )
+            .await
         })
         .await?
         .then_some(())
@@ -126,14 +157,17 @@ impl MarkStore for EtcdMarkStore {
     /// Writes the mark only while this node's lease still holds the slot,
     /// and only before the node's own deadline: a fenced node cannot raise it.
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
-        if self.inner.upgrade().is_none_or(|inner| inner.fenced()) {
+        // Already covered by a write the session made ahead of time. Checked
+        // before the fence, as it raises nothing: the generator reserves in
+        // its own steps and does not see the session's top-ups, and the last
+        // ID read after the fence on a clean shutdown must not fail for it.
+        if mark_ms <= self.writer.durable.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        if self.fence.closed() {
             return Err(Error::store_failure(
                 "fenced: the slot's lease may have ended",
             ));
-        }
-        // Already covered by a write the session made ahead of time.
-        if mark_ms <= self.writer.durable.load(Ordering::Acquire) {
-            return Ok(());
         }
         self.block(self.writer.write(mark_ms))
     }

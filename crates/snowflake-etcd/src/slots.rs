@@ -1,17 +1,9 @@
 //! The slots a node can claim: every combination of the layout's node
 //! fields, less those the user fixed.
 
-use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
 
-use etcd_client::{Client, GetOptions};
-use snowflake::{Error, ErrorKind, Generator, Layout};
-
-use std::sync::atomic::AtomicI64;
-
-use crate::mark::{EtcdMarkStore, MarkWriter};
-use crate::{Holding, Inner, create_slot, release_slot};
+use snowflake::{Error, Layout};
 
 /// One combination of node-field values, e.g. `datacenter=1,machine=7`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -92,109 +84,10 @@ pub fn slot_space(layout: &Layout, fixed: &[(String, u64)]) -> Result<SlotSpace,
     })
 }
 
-/// Tries the free slots, from a starting point that differs per node so
-/// that nodes starting together rarely race for the same one; the
-/// create-if-absent transaction settles the races that remain.
-pub(crate) async fn claim(
-    inner: &Arc<Inner>,
-    client: &mut Client,
-    lease: i64,
-) -> Result<Option<Holding>, String> {
-    let config = &inner.config;
-    let space = slot_space(&config.layout, &config.fixed).map_err(|e| e.to_string())?;
-    let prefix = format!("{}slots/", config.prefix());
-    let taken: HashSet<String> = client
-        .get(
-            prefix.as_str(),
-            Some(GetOptions::new().with_prefix().with_keys_only()),
-        )
-        .await
-        .map_err(|err| format!("cannot list slots: {err}"))?
-        .kvs()
-        .iter()
-        .map(|kv| String::from_utf8_lossy(kv.key()).into_owned())
-        .collect();
-    let start = {
-        let seed = u128::from(std::process::id())
-            ^ (config.clock.now_ms() as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        seed % space.len().max(1)
-    };
-    let mut info = config.info.clone();
-    info.since_ms = config.clock.now_ms();
-    let limit = space.len().min(taken.len() as u128 + 256);
-    let mut skipped = None;
-    for i in 0..limit {
-        let slot = space.get((start + i) % space.len());
-        let key = format!("{prefix}{slot}");
-        if taken.contains(&key) {
-            continue;
-        }
-        match create_slot(client, &key, &info, lease).await {
-            Ok(true) => {}
-            Ok(false) => continue,
-            Err(err) => return Err(format!("cannot claim a slot: {err}")),
-        }
-        let writer = Arc::new(MarkWriter {
-            client: client.clone(),
-            slot_key: key.clone(),
-            mark_key: format!("{}marks/{slot}", config.prefix()),
-            lease,
-            durable: AtomicI64::new(0),
-            writing: tokio::sync::Mutex::new(()),
-        });
-        let store = EtcdMarkStore {
-            writer: Arc::clone(&writer),
-            inner: Arc::downgrade(inner),
-            runtime: inner.runtime.clone(),
-        };
-        let node = slot.0.clone();
-        let layout = config.layout.clone();
-        let clock = Arc::clone(&config.clock);
-        let (tolerance, reserve) = (config.tolerance_ms, config.reserve_ms);
-        // Reading the mark (and waiting for the clock to pass it) blocks.
-        let built = tokio::task::spawn_blocking(move || {
-            let pairs: Vec<(&str, u64)> = node.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            Generator::builder(layout)
-                .node(&pairs)
-                .clock(clock)
-                .tolerance_ms(tolerance)
-                .reserve_ms(reserve)
-                .store(store)
-                .build()
-        })
-        .await
-        .map_err(|err| format!("the generator's start failed: {err}"))?;
-        match built {
-            Ok(generator) => {
-                return Ok(Some(Holding {
-                    slot,
-                    generator: Arc::new(generator),
-                    lease,
-                    writer,
-                }));
-            }
-            Err(err) if err.kind() == ErrorKind::Store => {
-                // Most often: this node's clock is behind the mark the
-                // slot's last holder left. Never issue into the past.
-                tracing::warn!(%slot, "not taking slot {slot}: {err}");
-                release_slot(client, &key, lease).await;
-                skipped = Some(format!("not taking slot {slot}: {err}"));
-            }
-            Err(err) => {
-                release_slot(client, &key, lease).await;
-                return Err(err.to_string());
-            }
-        }
-    }
-    // Say why the free slots were passed over, rather than "all taken".
-    match skipped {
-        Some(why) => Err(why),
-        None => Ok(None),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     #[test]
