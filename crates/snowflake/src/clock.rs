@@ -2,6 +2,7 @@
 //! can drive time by hand and servers can swap in a cheaper clock. Nothing
 //! else calls `SystemTime::now()`.
 
+use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -143,18 +144,66 @@ fn next_late_estimate(estimate: u64, late: Duration) -> u64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
 
-/// Unix milliseconds without 128-bit division, which is a library call that
-/// costs more than the clock read itself.
+/// Unix milliseconds of the wall clock now.
 #[inline]
 fn system_now_ms() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    millisecond_of(SystemTime::now())
+}
+
+/// The millisecond this thread last looked up, as the instants where it
+/// begins and ends. A reading inside it maps to it with two comparisons;
+/// turning a reading into milliseconds otherwise costs a checked subtraction
+/// of timespecs and a conversion, more than the clock read itself. Per
+/// thread, so that it needs no atomics and no thread waits on another.
+#[derive(Clone, Copy)]
+struct Millisecond {
+    from: SystemTime,
+    until: SystemTime,
+    ms: i64,
+}
+
+std::thread_local! {
+    // Empty until first used: no reading falls inside it.
+    static LAST_MS: Cell<Millisecond> = const {
+        Cell::new(Millisecond { from: UNIX_EPOCH, until: UNIX_EPOCH, ms: 0 })
+    };
+}
+
+/// The Unix millisecond a reading falls in, exactly as a subtraction from
+/// the epoch would give it, for readings before, inside and after the one
+/// remembered alike: so a clock that was set back is seen at once.
+#[inline]
+fn millisecond_of(now: SystemTime) -> i64 {
+    let last = LAST_MS.with(Cell::get);
+    if last.from <= now && now < last.until {
+        return last.ms;
+    }
+    look_up_millisecond(now)
+}
+
+// Out of line: it runs about once a millisecond a thread, and left inline
+// it would crowd the path that runs on every other call.
+#[inline(never)]
+fn look_up_millisecond(now: SystemTime) -> i64 {
+    let ms = match now.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64 * 1000 + i64::from(d.subsec_millis()),
         Err(before) => {
             let d = before.duration();
             // Floor, not truncate: 1 ns before the epoch is millisecond -1.
             -(d.as_secs() as i64 * 1000) - i64::from(d.subsec_nanos().div_ceil(1_000_000))
         }
+    };
+    // Readings before 1970 are not remembered: no real clock gives them
+    // twice in a row.
+    let from = u64::try_from(ms)
+        .ok()
+        .and_then(|ms| UNIX_EPOCH.checked_add(Duration::from_millis(ms)));
+    if let Some(from) = from
+        && let Some(until) = from.checked_add(Duration::from_millis(1))
+    {
+        LAST_MS.with(|last| last.set(Millisecond { from, until, ms }));
     }
+    ms
 }
 
 impl Clock for SystemClock {
@@ -310,6 +359,36 @@ mod tests {
             let after = system_now_ns().div_euclid(1_000_000) as i64;
             assert!(before <= ms && ms <= after, "{before} {ms} {after}");
         }
+    }
+
+    #[test]
+    fn a_reading_maps_to_its_millisecond_inside_beside_and_before_the_remembered_one() {
+        let at = |ns: u64| UNIX_EPOCH + Duration::from_nanos(ns);
+        let exact = |t: SystemTime| match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => (d.as_nanos() / 1_000_000) as i64,
+            Err(e) => -(e.duration().as_nanos().div_ceil(1_000_000) as i64),
+        };
+        let base = 1_700_000_000_123_000_000;
+        let readings = [
+            at(base + 500_000),
+            at(base + 999_999),
+            at(base + 1_000_000),
+            at(base),
+            at(base - 1),
+            at(base + 250_000),
+            at(base - 86_400_000_000_000),
+            UNIX_EPOCH,
+            UNIX_EPOCH - Duration::from_nanos(1),
+            UNIX_EPOCH - Duration::from_millis(3),
+            at(base + 999_999),
+        ];
+        for reading in readings {
+            assert_eq!(millisecond_of(reading), exact(reading), "{reading:?}");
+            // Asked again, it is answered from what the thread remembers.
+            assert_eq!(millisecond_of(reading), exact(reading), "{reading:?}");
+        }
+        assert_eq!(millisecond_of(at(base + 1)), 1_700_000_000_123);
+        assert_eq!(millisecond_of(at(base - 1)), 1_700_000_000_122);
     }
 
     #[test]
