@@ -2,8 +2,9 @@
 //! can drive time by hand and servers can swap in a cheaper clock. Nothing
 //! else calls `SystemTime::now()`.
 
+use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::sync::{AtomicI64, Ordering};
 
@@ -57,28 +58,62 @@ fn system_now_ns() -> i128 {
     }
 }
 
-/// Below this much time left we spin instead of sleeping: a sleep on Linux
-/// overshoots by its timer slack (50 µs by default), and waking late costs
-/// sequence numbers at the ceiling.
-const SPIN_NS: i128 = 120_000;
+/// How much earlier than the target a nap is set to end, beyond how late
+/// naps have lately been ending: the spin that follows covers the rest.
+const SPIN_GUARD_NS: u64 = 20_000;
+
+/// The most a late nap counts for. Later than this it was the scheduler
+/// (another thread had the core), not the timer: no spin margin makes up for
+/// that, and a margin grown to match would only burn the core.
+const MAX_LATE_NS: u64 = 150_000;
+
+/// The longest nap, so that a clock that jumped forward or back while we
+/// slept is looked at again soon.
+const MAX_NAP_NS: u64 = 5_000_000;
+
+/// How late naps have been ending lately, in nanoseconds: a maximum that
+/// decays by an eighth at every nap, shared by every waiting thread, since
+/// they sleep on the same machine and timers. It starts at Linux's default
+/// timer slack (a sleep may end up to 50 µs after its deadline, so that the
+/// kernel can fire timers together) plus a wake-up, and then follows the
+/// machine: where the slack is 1 ns (`prctl(PR_SET_TIMERSLACK)`, or a write
+/// to `/proc/self/timerslack_ns` before threads start) it falls to a few µs,
+/// and the spin, the CPU cost of waiting, with it.
+///
+/// A plain std atomic even under loom: it tunes how long a wait spins and no
+/// guarantee rests on it, since a wait always ends on a reading of the clock.
+static NAP_LATE_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(100_000);
 
 /// Sleeps until just before `target_ms`, then spins, yielding now and then.
 /// Sleeping most of the gap keeps a saturated generator at a fraction of a
-/// core instead of burning one while it waits for the next millisecond.
+/// core instead of burning one while it waits for the next millisecond;
+/// spinning the last stretch, as long as naps have lately been overshooting,
+/// keeps the first ID of a millisecond from waiting on the timer.
+///
+/// `std` has no absolute-deadline sleep on stable Rust (`sleep_until` is
+/// unstable), and none is needed: the nap is computed from a reading taken
+/// just before it, so the two differ only if the thread is preempted in
+/// between, which a spin margin cannot make up for either.
 fn wait_on_system_clock(target_ms: i64) -> i64 {
+    use std::sync::atomic::Ordering::Relaxed;
     let target_ns = i128::from(target_ms) * 1_000_000;
     let mut spins = 0u32;
     loop {
-        let now_ns = system_now_ns();
-        let left = target_ns - now_ns;
+        let left = target_ns - system_now_ns();
         if left <= 0 {
             return system_now_ms();
         }
-        if left > SPIN_NS {
-            // Capped, so that a clock that jumped forward or back while we
-            // slept is looked at again soon.
-            let nap = (left - SPIN_NS).min(5_000_000) as u64;
-            std::thread::sleep(Duration::from_nanos(nap));
+        let margin = NAP_LATE_NS.load(Relaxed) + SPIN_GUARD_NS;
+        if left > i128::from(margin) {
+            let nap = (left - i128::from(margin)).min(i128::from(MAX_NAP_NS));
+            let nap = Duration::from_nanos(nap as u64);
+            let slept_from = Instant::now();
+            std::thread::sleep(nap);
+            let late = slept_from.elapsed().saturating_sub(nap);
+            // Threads racing here may lose one another's update: harmless
+            // for an estimate that every nap refreshes.
+            let estimate = next_late_estimate(NAP_LATE_NS.load(Relaxed), late);
+            NAP_LATE_NS.store(estimate, Relaxed);
             return system_now_ms();
         }
         std::hint::spin_loop();
@@ -92,6 +127,14 @@ fn wait_on_system_clock(target_ms: i64) -> i64 {
     }
 }
 
+/// The lateness estimate after a nap that ended `late`: the later of the
+/// two, with the old one decayed by an eighth, so that one late nap widens
+/// the spin for a few milliseconds rather than for good.
+fn next_late_estimate(estimate: u64, late: Duration) -> u64 {
+    let late = u64::try_from(late.as_nanos()).map_or(MAX_LATE_NS, |ns| ns.min(MAX_LATE_NS));
+    late.max(estimate - estimate / 8)
+}
+
 /// The operating system's wall clock, read on every call (about 25 ns here).
 ///
 /// ```
@@ -101,18 +144,66 @@ fn wait_on_system_clock(target_ms: i64) -> i64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
 
-/// Unix milliseconds without 128-bit division, which is a library call that
-/// costs more than the clock read itself.
+/// Unix milliseconds of the wall clock now.
 #[inline]
 fn system_now_ms() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    millisecond_of(SystemTime::now())
+}
+
+/// The millisecond this thread last looked up, as the instants where it
+/// begins and ends. A reading inside it maps to it with two comparisons;
+/// turning a reading into milliseconds otherwise costs a checked subtraction
+/// of timespecs and a conversion, more than the clock read itself. Per
+/// thread, so that it needs no atomics and no thread waits on another.
+#[derive(Clone, Copy)]
+struct Millisecond {
+    from: SystemTime,
+    until: SystemTime,
+    ms: i64,
+}
+
+std::thread_local! {
+    // Empty until first used: no reading falls inside it.
+    static LAST_MS: Cell<Millisecond> = const {
+        Cell::new(Millisecond { from: UNIX_EPOCH, until: UNIX_EPOCH, ms: 0 })
+    };
+}
+
+/// The Unix millisecond a reading falls in, exactly as a subtraction from
+/// the epoch would give it, for readings before, inside and after the one
+/// remembered alike: so a clock that was set back is seen at once.
+#[inline]
+fn millisecond_of(now: SystemTime) -> i64 {
+    let last = LAST_MS.with(Cell::get);
+    if last.from <= now && now < last.until {
+        return last.ms;
+    }
+    look_up_millisecond(now)
+}
+
+// Out of line: it runs about once a millisecond a thread, and left inline
+// it would crowd the path that runs on every other call.
+#[inline(never)]
+fn look_up_millisecond(now: SystemTime) -> i64 {
+    let ms = match now.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64 * 1000 + i64::from(d.subsec_millis()),
         Err(before) => {
             let d = before.duration();
             // Floor, not truncate: 1 ns before the epoch is millisecond -1.
             -(d.as_secs() as i64 * 1000) - i64::from(d.subsec_nanos().div_ceil(1_000_000))
         }
+    };
+    // Readings before 1970 are not remembered: no real clock gives them
+    // twice in a row.
+    let from = u64::try_from(ms)
+        .ok()
+        .and_then(|ms| UNIX_EPOCH.checked_add(Duration::from_millis(ms)));
+    if let Some(from) = from
+        && let Some(until) = from.checked_add(Duration::from_millis(1))
+    {
+        LAST_MS.with(|last| last.set(Millisecond { from, until, ms }));
     }
+    ms
 }
 
 impl Clock for SystemClock {
@@ -268,5 +359,71 @@ mod tests {
             let after = system_now_ns().div_euclid(1_000_000) as i64;
             assert!(before <= ms && ms <= after, "{before} {ms} {after}");
         }
+    }
+
+    #[test]
+    fn a_reading_maps_to_its_millisecond_inside_beside_and_before_the_remembered_one() {
+        let at = |ns: u64| UNIX_EPOCH + Duration::from_nanos(ns);
+        let exact = |t: SystemTime| match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => (d.as_nanos() / 1_000_000) as i64,
+            Err(e) => -(e.duration().as_nanos().div_ceil(1_000_000) as i64),
+        };
+        let base = 1_700_000_000_123_000_000;
+        let readings = [
+            at(base + 500_000),
+            at(base + 999_999),
+            at(base + 1_000_000),
+            at(base),
+            at(base - 1),
+            at(base + 250_000),
+            at(base - 86_400_000_000_000),
+            UNIX_EPOCH,
+            UNIX_EPOCH - Duration::from_nanos(1),
+            UNIX_EPOCH - Duration::from_millis(3),
+            at(base + 999_999),
+        ];
+        for reading in readings {
+            assert_eq!(millisecond_of(reading), exact(reading), "{reading:?}");
+            // Asked again, it is answered from what the thread remembers.
+            assert_eq!(millisecond_of(reading), exact(reading), "{reading:?}");
+        }
+        assert_eq!(millisecond_of(at(base + 1)), 1_700_000_000_123);
+        assert_eq!(millisecond_of(at(base - 1)), 1_700_000_000_122);
+    }
+
+    #[test]
+    fn the_late_estimate_follows_late_naps_up_and_decays_by_an_eighth() {
+        let us = Duration::from_micros;
+        assert_eq!(next_late_estimate(80_000, us(90)), 90_000);
+        assert_eq!(next_late_estimate(80_000, us(5)), 70_000);
+        let mut estimate = 100_000;
+        for _ in 0..40 {
+            estimate = next_late_estimate(estimate, us(3));
+        }
+        assert_eq!(estimate, 3_000, "settles on what naps really overshoot");
+    }
+
+    #[test]
+    fn a_nap_late_by_the_scheduler_counts_only_up_to_the_cap() {
+        assert_eq!(
+            next_late_estimate(0, Duration::from_millis(30)),
+            MAX_LATE_NS
+        );
+        assert_eq!(next_late_estimate(0, Duration::MAX), MAX_LATE_NS);
+    }
+
+    #[test]
+    fn waiting_on_the_system_clock_ends_once_it_reaches_the_target() {
+        let target = system_now_ms() + 3;
+        let mut rounds = 0;
+        // Each call returns after a nap or a spin, reached or not, as
+        // `Clock::wait_toward` allows; a few calls reach a near target.
+        while wait_on_system_clock(target) < target {
+            rounds += 1;
+            assert!(rounds < 10_000, "never reached {target}");
+        }
+        assert!(system_now_ms() >= target);
+        let estimate = NAP_LATE_NS.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(estimate <= MAX_LATE_NS, "{estimate}");
     }
 }

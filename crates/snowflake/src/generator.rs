@@ -388,7 +388,7 @@ impl<C: Clock> Generator<C> {
     /// how many were claimed. All waiting happens outside the CAS.
     #[inline]
     fn advance(&self, want: u64) -> Result<(u64, u64), Error> {
-        let p = self.plan;
+        let p = &self.plan;
         let mut waited = false;
         let mut counted = false;
         loop {
@@ -400,17 +400,19 @@ impl<C: Clock> Generator<C> {
             let now = self.units(self.clock.now_ms())?;
             let last = current >> p.seq_bits;
             let seq = current & p.seq_max;
-            let (first, count) = if now > last {
-                (now << p.seq_bits, want.min(p.seq_max + 1))
+            // `new_unit`: whether the claim opens a time unit, known from the
+            // branch taken rather than recomputed from `first` on every call.
+            let (first, count, new_unit) = if now > last {
+                (now << p.seq_bits, want.min(p.seq_max + 1), true)
             } else {
                 if last > now {
                     self.check_behind(now, last, &mut counted)?;
                 }
                 if seq < p.seq_max {
-                    (current + 1, want.min(p.seq_max - seq))
+                    (current + 1, want.min(p.seq_max - seq), false)
                 } else if last < now + p.lead_units && last < p.max_units {
                     self.counters.lead_issues.fetch_add(1, Ordering::Relaxed);
-                    ((last + 1) << p.seq_bits, want.min(p.seq_max + 1))
+                    ((last + 1) << p.seq_bits, want.min(p.seq_max + 1), true)
                 } else {
                     if last >= p.max_units {
                         return Err(Error::new(Repr::TimeExhausted {
@@ -427,7 +429,11 @@ impl<C: Clock> Generator<C> {
                     continue;
                 }
             };
-            if let Some(reserve) = &self.reserve {
+            // A unit already issued in was covered by the mark before its
+            // first ID was published (the initial state's unit has its
+            // sequence used up, so it is never issued in again): only a new
+            // unit needs the store.
+            if new_unit && let Some(reserve) = &self.reserve {
                 reserve.ensure(first >> p.seq_bits)?;
             }
             let claimed = first + count - 1;
@@ -436,7 +442,7 @@ impl<C: Clock> Generator<C> {
                 .compare_exchange_weak(current, claimed, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
             {
-                if first >> p.seq_bits != last {
+                if new_unit {
                     self.counters.retired.fetch_add(seq + 1, Ordering::Relaxed);
                 }
                 return Ok((first, count));
