@@ -51,6 +51,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 pub use api::MAX_COUNT;
+pub use page::{content_security_policy, standalone_page};
 pub use problem::Problem;
 
 /// The generator the service issues from. The clock is chosen at run time:
