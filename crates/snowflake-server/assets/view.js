@@ -85,7 +85,11 @@ const DATE_LIMIT = 8640000000000000n; // what a JavaScript Date can hold, in ms
 function zone() {
   const choice = byId('zone').value;
   if (choice === 'local') return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  if (choice === 'other') return byId('zone-name').value.trim() || 'UTC';
+  if (choice === 'other') {
+    // While a name is being typed, and is not a zone yet, times stay in UTC.
+    const name = byId('zone-name').value.trim();
+    return name && validZone(name) ? name : 'UTC';
+  }
   return 'UTC';
 }
 
@@ -933,11 +937,8 @@ function applyZone() {
   clearError('error-zone-name');
   if (other) {
     const name = byId('zone-name').value.trim();
-    if (name && !validZone(name)) {
-      setError('error-zone-name', { message: t('zone.bad', { value: name }) });
-      return;
-    }
-    if (name) store(STORE.zone, name);
+    if (name && !validZone(name)) setError('error-zone-name', { message: t('zone.bad', { value: name }) });
+    else if (name) store(STORE.zone, name);
   } else {
     store(STORE.zone, byId('zone').value);
   }

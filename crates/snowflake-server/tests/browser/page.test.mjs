@@ -316,14 +316,16 @@ test('time zone, Unix seconds and relative time, in both languages', TEST, async
   const { page, assertNoErrors } = await open(t, { query: EXAMPLE_QUERY, timezoneId: 'Asia/Tokyo' });
   await waitText(page, '#result-id', '4194439168');
   assert.equal(await page.isVisible('#zoned-row'), false);
-  await page.getByLabel('Time zone').selectOption('local');
+  await page.getByLabel('Time zone', { exact: true }).selectOption('local');
   await waitText(page, '#result-zoned', '2010-11-04 10:42:55.657 GMT+9');
-  await page.getByLabel('Time zone').selectOption('other');
+  await page.getByLabel('Time zone', { exact: true }).selectOption('other');
   await page.getByLabel('IANA time zone').fill('America/New_York');
   await waitText(page, '#result-zoned', '2010-11-03 21:42:55.657 GMT-4');
   assert.equal(await text(page, '#result-zoned-label'), 'Time (America/New_York)');
   await page.getByLabel('IANA time zone').fill('Mars/Olympus');
   await waitText(page, '#error-zone-name', 'Time zone "Mars/Olympus" is unknown: use an IANA name such as Europe/Berlin');
+  // Until the name is a zone, times are shown in UTC only.
+  assert.equal(await page.isVisible('#zoned-row'), false);
 
   await page.getByLabel('Unix time in').selectOption('s');
   await waitText(page, '#result-unix', '1288834975.657 s');
@@ -350,7 +352,7 @@ test('date → ID range: the first and last ID of a window, in the chosen zone',
   assert.equal(await text(page, '#range-sql'), `WHERE id BETWEEN ${1000n << 22n} AND ${(1000n << 22n) | ((1n << 22n) - 1n)}`);
 
   // A date without an offset is read in the chosen zone: midnight in Berlin is 23:00 UTC the day before.
-  await page.getByLabel('Time zone').selectOption('other');
+  await page.getByLabel('Time zone', { exact: true }).selectOption('other');
   await page.getByLabel('IANA time zone').fill('Europe/Berlin');
   await page.getByLabel('From', { exact: true }).fill('2024-01-01');
   await page.getByLabel('To', { exact: true }).fill('2024-07-01');
@@ -423,13 +425,21 @@ test('bulk decode: a table with bad lines marked in place, CSV copied and downlo
   assert.equal(download.suggestedFilename(), 'snowflake-twitter.csv');
   assert.equal(await readFile(await download.path(), 'utf8'), csv);
 
+  // 10,000 lines arrive as one paste: one input event with the whole text.
+  // (Typing them through fill() outlasts the test's time limit in Chromium.)
+  const paste = (text) =>
+    page.getByLabel('IDs, one a line (up to 10,000)').evaluate((node, value) => {
+      node.value = value;
+      node.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+    }, text);
   const many = Array.from({ length: 10000 }, (_, i) => String(4194439168n + BigInt(i))).join('\n');
-  await page.getByLabel('IDs, one a line (up to 10,000)').fill(`${many}\n`);
+  await paste(`${many}\n`);
   const started = Date.now();
   await page.getByRole('button', { name: 'Decode all' }).click();
-  await waitText(page, '#bulk-summary', /^All 10,000 decoded\./);
-  assert.ok(Date.now() - started < 5000, `10,000 IDs took ${Date.now() - started} ms`);
-  await page.getByLabel('IDs, one a line (up to 10,000)').fill(`${many}\n1`);
+  await waitText(page, '#bulk-summary', /^All 10,000 decoded\. The table shows the first 2,000 rows; the CSV has all 10,000\.$/);
+  assert.ok(Date.now() - started < 10000, `10,000 IDs took ${Date.now() - started} ms`);
+  assert.equal(await page.locator('#bulk-table tbody tr').count(), 2000);
+  await paste(`${many}\n1`);
   await page.getByRole('button', { name: 'Decode all' }).click();
   await waitText(page, '#error-bulk-input', 'Paste at most 10,000 IDs; this has 10,001');
   assertNoErrors();
