@@ -682,6 +682,12 @@ test('fits a phone and a desktop, light and dark; screenshots', TEST, async (t) 
       await phone.page.click('#bulk-submit');
       const widths = await phone.page.evaluate(() => ({ html: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
       assert.ok(widths.html <= 375 && widths.body <= 375, `${lang} ${colorScheme}: the page is ${widths.html}px wide`);
+      const overlap = await phone.page.evaluate(() => {
+        const a = document.querySelector('.brand').getBoundingClientRect();
+        const b = document.querySelector('.header-controls').getBoundingClientRect();
+        return !(a.bottom <= b.top || b.bottom <= a.top || a.right <= b.left || b.right <= a.left);
+      });
+      assert.equal(overlap, false, `${lang}: the header's controls cover the title`);
       if (lang === 'en') await phone.page.screenshot({ path: path.join(ARTIFACTS, `page-phone-${colorScheme}.png`), fullPage: true });
       phone.assertNoErrors();
     }
