@@ -115,6 +115,17 @@ cases += [
     case("twitter", 1700000000000, {"datacenter": 31, "machine": 0, "sequence": 1}, epoch=0, tick=1000),
     # Narrower than 63 bits: the top bits stay zero.
     *limits("time:31,shard:8,sequence:8", epoch=1700000000000, tick=10),
+    # The 64th bit set, for the SQL functions' mapping onto signed bigint.
+    case("discord", 3619093655552, {"worker": 0, "process": 0, "increment": 0}),
+    case("instagram", 2413731649497, {"shard": 0, "sequence": 0}),
+    case("mastodon", 140737488355328, {"sequence": 0}),
+    case("instagram", 1700000000000, {"shard": 5001, "sequence": 513}),
+    case("sonyflake", 1700000000010, {"sequence": 3, "machine": 258}),
+    case("mastodon", 1700000000123, {"sequence": 4242}),
+    # A 4 ms tick, not a divisor of a second.
+    case("time:40,node:10,sequence:13", 1600000000000, {"node": 0, "sequence": 0}, epoch=1600000000000, tick=4),
+    case("time:40,node:10,sequence:13", 1700000000008, {"node": 1000, "sequence": 7}, epoch=1600000000000, tick=4),
+    case("time:40,node:10,sequence:13", 5998046511100, {"node": 1023, "sequence": 8191}, epoch=1600000000000, tick=4),
 ]
 
 MAX64 = (1 << 64) - 1
