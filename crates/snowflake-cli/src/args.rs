@@ -42,6 +42,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff), for `man -l -`.
     Man,
+    /// The web page as one self-contained HTML file that works opened from
+    /// disk, offline: `snowflake page > snowflake.html`.
+    Page,
 }
 
 #[derive(Debug, Subcommand)]

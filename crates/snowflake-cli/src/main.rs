@@ -157,6 +157,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         )?),
         Command::Completions(args) => emit(&manual::completions(args.shell)),
         Command::Man => emit(&manual::man_page()?),
+        Command::Page => emit(&snowflake_server::standalone_page()),
     }
 }
 

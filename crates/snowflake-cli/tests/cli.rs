@@ -703,3 +703,20 @@ fn a_planted_link_or_fifo_at_the_state_file_is_refused() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `snowflake page` writes the page as one file: the same document the
+/// service sends, with everything inline and a policy that allows nothing
+/// from elsewhere (the browser tests open it from disk).
+#[test]
+fn page_prints_one_self_contained_document() {
+    let out = snowflake().arg("page").assert().success();
+    let html = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        html.starts_with("<!doctype html>"),
+        "{}",
+        &html[..80.min(html.len())]
+    );
+    assert!(html.contains("Content-Security-Policy"));
+    assert!(html.contains(snowflake_server::content_security_policy()));
+    assert!(!html.contains(" src=\"http") && !html.contains(" href=\"http"));
+}

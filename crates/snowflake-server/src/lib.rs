@@ -46,6 +46,7 @@ mod telemetry;
 pub use api::MAX_COUNT;
 pub use app::app;
 pub use config::Config;
+pub use page::{content_security_policy, standalone_page};
 pub use problem::Problem;
 pub use serve::{ServeError, serve, serve_until};
 pub use source::{IdSource, Shutdown, Standalone, Unavailable};

@@ -1,0 +1,168 @@
+//! The core against `testdata/vectors.json`, the cases the page's JavaScript
+//! engine and the SQL functions are checked against too. Every ID in that file
+//! was computed from the formula by `scripts/make-vectors.py`, not by this
+//! crate, so a wrong shift or a masked field here fails.
+
+use std::path::Path;
+
+use serde_json::Value;
+use snowflake::{Error, Id, Layout};
+
+/// Layouts the core cannot parse yet: narrower than 63 bits (issue 10, item 2).
+/// Their cases are left out of this test, not passed: `not_yet_is_still_true`
+/// fails as soon as the core parses one, so that it is moved back in.
+const NOT_YET: &[&str] = &["js53", "time:31,shard:8,sequence:8"];
+
+fn vectors() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vectors.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn cases<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v[key].as_array().map(Vec::as_slice).unwrap_or_default()
+}
+
+fn string<'a>(case: &'a Value, key: &str) -> &'a str {
+    case[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is not a string in {case}"))
+}
+
+fn int(case: &Value, key: &str) -> Option<i64> {
+    case.get(key).map(|v| {
+        v.as_i64()
+            .unwrap_or_else(|| panic!("{key} is not an i64 in {case}"))
+    })
+}
+
+/// The case's layout with its epoch and tick overrides applied.
+fn layout(case: &Value, key: &str) -> Result<Layout, Error> {
+    let mut layout = Layout::parse(string(case, key))?;
+    if let Some(epoch) = int(case, "epoch_ms") {
+        layout = layout.with_epoch_ms(epoch)?;
+    }
+    if let Some(tick) = int(case, "tick_ms") {
+        let tick = u64::try_from(tick).unwrap_or_else(|_| panic!("negative tick in {case}"));
+        layout = layout.with_tick_ms(tick)?;
+    }
+    Ok(layout)
+}
+
+fn not_yet(case: &Value) -> bool {
+    NOT_YET.contains(&string(case, "layout"))
+}
+
+/// Field values by name; a string is text as a user typed it, read with the
+/// one field-value parser.
+fn values(layout: &Layout, case: &Value) -> Result<Vec<(String, u64)>, Error> {
+    let fields = case["fields"].as_object().expect("fields is an object");
+    fields
+        .iter()
+        .map(|(name, value)| {
+            let value = match value {
+                Value::String(text) => layout.parse_value(name, text)?,
+                other => other
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("{name} is not a u64 in {case}")),
+            };
+            Ok((name.clone(), value))
+        })
+        .collect()
+}
+
+fn compose(layout: &Layout, case: &Value) -> Result<Id, Error> {
+    let values = values(layout, case)?;
+    let borrowed: Vec<(&str, u64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    let timestamp = int(case, "timestamp_ms").expect("timestamp_ms");
+    layout.compose(timestamp, &borrowed)
+}
+
+#[test]
+fn compose_cases_compose_and_decode_back() {
+    let v = vectors();
+    let mut checked = 0;
+    for case in cases(&v, "compose").iter().filter(|c| !not_yet(c)) {
+        let layout = layout(case, "layout").unwrap_or_else(|e| panic!("{case}: {e}"));
+        let id = compose(&layout, case).unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert_eq!(id.to_string(), string(case, "id"), "{case}");
+
+        let decoded = layout
+            .decode(Id::parse(string(case, "id")).unwrap())
+            .unwrap();
+        assert_eq!(
+            Some(decoded.timestamp_ms()),
+            int(case, "timestamp_ms"),
+            "{case}"
+        );
+        let fields: Vec<(String, u64)> = decoded.fields().map(|(n, v)| (n.into(), v)).collect();
+        let mut expected = values(&layout, case).unwrap();
+        expected.sort();
+        let mut got = fields.clone();
+        got.sort();
+        assert_eq!(got, expected, "{case}");
+        let width: u32 = decoded.segments().iter().map(|s| u32::from(s.bits())).sum();
+        assert_eq!(width, 64, "{case}");
+
+        // The other text forms are checked once the core has them (issue 10, item 1).
+        if let Some(hex) = case["text"]["hex"].as_str() {
+            assert_eq!(format!("{id:#x}"), hex, "{case}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} compose cases checked");
+}
+
+fn attempt(case: &Value) -> Result<(), Error> {
+    match string(case, "op") {
+        "layout" => layout(case, "spec").map(drop),
+        "decode" => {
+            let layout = layout(case, "layout")?;
+            layout.decode(Id::parse(string(case, "id"))?).map(drop)
+        }
+        "compose" => compose(&layout(case, "layout")?, case).map(drop),
+        other => panic!("unknown op {other:?} in {case}"),
+    }
+}
+
+#[test]
+fn error_cases_name_the_field_and_the_value() {
+    let v = vectors();
+    let mut checked = 0;
+    for case in cases(&v, "errors").iter().filter(|c| !not_yet(c)) {
+        let err = match attempt(case) {
+            Ok(()) => panic!("{case} was accepted"),
+            Err(err) => err,
+        };
+        assert_eq!(err.field(), Some(string(case, "field")), "{case}: {err}");
+        let value = string(case, "value");
+        assert!(
+            err.to_string().contains(value),
+            "{case}: {err:?} does not name {value}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} error cases checked");
+}
+
+#[test]
+fn not_yet_is_still_true() {
+    for name in NOT_YET {
+        assert!(
+            Layout::parse(name).is_err(),
+            "the core parses {name} now: remove it from NOT_YET in tests/vectors.rs"
+        );
+    }
+    let v = vectors();
+    let left_out = cases(&v, "compose")
+        .iter()
+        .chain(cases(&v, "errors"))
+        .filter(|c| not_yet(c))
+        .count();
+    // An entry that leaves no case out is stale.
+    assert!(
+        left_out > 0,
+        "NOT_YET {NOT_YET:?} names no case in the vectors"
+    );
+}

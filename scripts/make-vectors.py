@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Writes testdata/vectors.json: the shared test vectors (see testdata/README.md).
+
+Every ID here comes from the formula with Python's integers, independently of
+the Rust core and the page's engine, which the tests check against this file:
+
+    id = ((t - epoch) // tick) << time_shift | field << field_shift | ...
+
+Run it again after adding a case: python3 scripts/make-vectors.py
+"""
+import json
+import os
+
+PRESETS = {
+    "twitter": (1288834974657, 1, [("time", 41), ("datacenter", 5), ("machine", 5), ("sequence", 12)]),
+    "discord": (1420070400000, 1, [("time", 42), ("worker", 5), ("process", 5), ("increment", 12)]),
+    "instagram": (1314220021721, 1, [("time", 41), ("shard", 13), ("sequence", 10)]),
+    "sonyflake": (1409529600000, 10, [("time", 39), ("sequence", 8), ("machine", 16)]),
+    "mastodon": (0, 1, [("time", 48), ("sequence", 16)]),
+    "js53": (1704067200000, 1, [("time", 41), ("worker", 6), ("sequence", 6)]),
+}
+
+B32 = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def digits(n, alphabet, width=None):
+    base = len(alphabet)
+    out = ""
+    while n:
+        n, r = divmod(n, base)
+        out = alphabet[r] + out
+    out = out or alphabet[0]
+    if width:
+        out = alphabet[0] * (width - len(out)) + out
+    return out
+
+
+def text(n):
+    return {
+        "hex": "0x" + format(n, "x"),
+        "base32": digits(n, B32, 13),
+        "base62": digits(n, B62, 11),
+        "base58": digits(n, B58),
+    }
+
+
+def parse_spec(spec):
+    return [(name, int(bits)) for name, bits in (p.split(":") for p in spec.split(","))]
+
+
+def shape(layout, epoch=None, tick=None):
+    if layout in PRESETS:
+        e, t, widths = PRESETS[layout]
+    else:
+        e, t, widths = 0, 1, parse_spec(layout)
+    return (e if epoch is None else epoch), (t if tick is None else tick), widths
+
+
+def compose(layout, ts, fields, epoch=None, tick=None):
+    e, t, widths = shape(layout, epoch, tick)
+    assert (ts - e) % t == 0 and ts >= e
+    total = sum(b for _, b in widths)
+    shift = total
+    out = 0
+    for name, bits in widths:
+        shift -= bits
+        value = (ts - e) // t if name == "time" else fields[name]
+        assert 0 <= value < (1 << bits), (layout, name, value)
+        out |= value << shift
+    return out
+
+
+def case(layout, ts, fields, epoch=None, tick=None):
+    c = {"layout": layout}
+    if epoch is not None:
+        c["epoch_ms"] = epoch
+    if tick is not None:
+        c["tick_ms"] = tick
+    c["timestamp_ms"] = ts
+    c["fields"] = fields
+    n = compose(layout, ts, fields, epoch, tick)
+    c["id"] = str(n)
+    c["text"] = text(n)
+    return c
+
+
+def limits(layout, epoch=None, tick=None):
+    """All-zero fields at the epoch; every field at its maximum in the last tick."""
+    e, t, widths = shape(layout, epoch, tick)
+    zero = {n: 0 for n, _ in widths[1:]}
+    top = {n: (1 << b) - 1 for n, b in widths[1:]}
+    last = e + ((1 << widths[0][1]) - 1) * t
+    return [case(layout, e, zero, epoch, tick), case(layout, last, top, epoch, tick)]
+
+
+cases = []
+for name in PRESETS:
+    cases += limits(name)
+cases += [
+    # The README's worked example, and IDs seen in the wild.
+    case("twitter", 1288834975657, {"datacenter": 1, "machine": 1, "sequence": 0}),
+    case("twitter", 1656432460105, {"datacenter": 11, "machine": 26, "sequence": 0}),
+    case("discord", 1462015105796, {"worker": 1, "process": 0, "increment": 7}),
+    case("instagram", 1700000000000, {"shard": 42, "sequence": 3}),
+    case("sonyflake", 1700000000000, {"sequence": 5, "machine": 513}),
+    case("mastodon", 1700000000000, {"sequence": 65535}),
+    case("js53", 1735689600000, {"worker": 33, "sequence": 1}),
+    # Custom layouts, with and without epoch and tick overrides.
+    *limits("time:29,worker:21,sequence:13", epoch=1474300800000, tick=1000),
+    case("time:29,worker:21,sequence:13", 1700000000000, {"worker": 12345, "sequence": 8000}, epoch=1474300800000, tick=1000),
+    *limits("time:44,node:8,sequence:12", epoch=1600000000000),
+    *limits("time:41,node:22"),
+    case("twitter", 1700000000000, {"datacenter": 31, "machine": 0, "sequence": 1}, epoch=0, tick=1000),
+    # Narrower than 63 bits: the top bits stay zero.
+    *limits("time:31,shard:8,sequence:8", epoch=1700000000000, tick=10),
+    # The 64th bit set, for the SQL functions' mapping onto signed bigint.
+    case("discord", 3619093655552, {"worker": 0, "process": 0, "increment": 0}),
+    case("instagram", 2413731649497, {"shard": 0, "sequence": 0}),
+    case("mastodon", 140737488355328, {"sequence": 0}),
+    case("instagram", 1700000000000, {"shard": 5001, "sequence": 513}),
+    case("sonyflake", 1700000000010, {"sequence": 3, "machine": 258}),
+    case("mastodon", 1700000000123, {"sequence": 4242}),
+    # A 4 ms tick, not a divisor of a second.
+    case("time:40,node:10,sequence:13", 1600000000000, {"node": 0, "sequence": 0}, epoch=1600000000000, tick=4),
+    case("time:40,node:10,sequence:13", 1700000000008, {"node": 1000, "sequence": 7}, epoch=1600000000000, tick=4),
+    case("time:40,node:10,sequence:13", 5998046511100, {"node": 1023, "sequence": 8191}, epoch=1600000000000, tick=4),
+]
+
+MAX64 = (1 << 64) - 1
+
+
+def err(layout, op, field, value, en, de, **rest):
+    e = {"layout": layout, "op": op}
+    e.update(rest)
+    e.update({"field": field, "value": value, "en": en, "de": de})
+    return e
+
+
+errors = [
+    err("twitter", "compose", "machine", "32",
+        "Machine ID 32 is out of range: 0 to 31",
+        "Maschinen-ID 32 liegt außerhalb von 0 bis 31",
+        timestamp_ms=1288834975657, fields={"datacenter": 1, "machine": 32, "sequence": 0}),
+    err("twitter", "compose", "sequence", "4096",
+        "Sequence 4096 is out of range: 0 to 4,095",
+        "Sequenz 4096 liegt außerhalb von 0 bis 4.095",
+        timestamp_ms=1288834975657, fields={"sequence": 4096}),
+    err("discord", "compose", "worker", "-1",
+        "Worker ID -1 is out of range: 0 to 31",
+        "Worker-ID -1 liegt außerhalb von 0 bis 31",
+        timestamp_ms=1462015105796, fields={"worker": "-1"}),
+    err("instagram", "compose", "shard", "4x",
+        'Shard ID "4x" is not a whole number: enter 0 to 8,191',
+        "Shard-ID „4x“ ist keine ganze Zahl: erlaubt sind 0 bis 8.191",
+        timestamp_ms=1700000000000, fields={"shard": "4x"}),
+    err("twitter", "compose", "timestamp", "1288834974656",
+        "Timestamp 1288834974656 is before the layout's epoch, 1288834974657 (2010-11-04T01:42:54.657Z)",
+        "Zeitstempel 1288834974656 liegt vor der Epoche des Layouts, 1288834974657 (2010-11-04T01:42:54.657Z)",
+        timestamp_ms=1288834974656, fields={}),
+    err("twitter", "compose", "timestamp", "3487858230209",
+        "Timestamp 3487858230209 is after the last time the layout can hold, 3487858230208 (2080-07-10T17:30:30.208Z)",
+        "Zeitstempel 3487858230209 liegt nach der letzten Zeit, die das Layout fassen kann, 3487858230208 (2080-07-10T17:30:30.208Z)",
+        timestamp_ms=3487858230209, fields={}),
+    err("js53", "compose", "worker", "64",
+        "Worker ID 64 is out of range: 0 to 63",
+        "Worker-ID 64 liegt außerhalb von 0 bis 63",
+        timestamp_ms=1735689600000, fields={"worker": 64}),
+    err("twitter", "decode", "id", "not-an-id",
+        'ID "not-an-id" is not a decimal number: use the digits 0 to 9, or 0x for hexadecimal',
+        "ID „not-an-id“ ist keine Dezimalzahl: erlaubt sind die Ziffern 0 bis 9, oder 0x für hexadezimal",
+        id="not-an-id"),
+    err("twitter", "decode", "id", "0x1g",
+        'ID "0x1g" is not a hexadecimal number: use 0 to 9 and a to f after 0x',
+        "ID „0x1g“ ist keine Hexadezimalzahl: erlaubt sind 0 bis 9 und a bis f nach 0x",
+        id="0x1g"),
+    err("twitter", "decode", "id", "18446744073709551616",
+        "ID 18446744073709551616 does not fit in 64 bits: IDs are 0 to 18,446,744,073,709,551,615",
+        "ID 18446744073709551616 passt nicht in 64 Bit: IDs reichen von 0 bis 18.446.744.073.709.551.615",
+        id="18446744073709551616"),
+    err("twitter", "decode", "id", "-1",
+        "ID -1 is negative: IDs are 0 to 18,446,744,073,709,551,615",
+        "ID -1 ist negativ: IDs reichen von 0 bis 18.446.744.073.709.551.615",
+        id="-1"),
+    err("twitter", "decode", "id", str(1 << 63),
+        f"ID {1 << 63} has the sign bit set, but the layout twitter keeps it 0: its IDs are 0 to 9,223,372,036,854,775,807",
+        f"ID {1 << 63} hat das Vorzeichenbit gesetzt, doch das Layout twitter hält es auf 0: seine IDs reichen von 0 bis 9.223.372.036.854.775.807",
+        id=str(1 << 63)),
+    err("js53", "decode", "id", str(1 << 53),
+        f"ID {1 << 53} does not fit the layout js53: its IDs are 0 to 9,007,199,254,740,991",
+        f"ID {1 << 53} passt nicht in das Layout js53: seine IDs reichen von 0 bis 9.007.199.254.740.991",
+        id=str(1 << 53)),
+    err("flickr", "layout", "layout", "flickr",
+        'Layout "flickr" is unknown: choose a preset, or write the fields most significant first, like time:41,machine:10,sequence:12',
+        "Layout „flickr“ ist unbekannt: Wählen Sie eine Voreinstellung, oder schreiben Sie die Felder vom höchstwertigen an, etwa time:41,machine:10,sequence:12",
+        spec="flickr"),
+    err("time:41,machine:30", "layout", "layout", "71",
+        "Layout: the widths add up to 71 bits; an ID has 64",
+        "Layout: Die Breiten ergeben 71 Bit; eine ID hat 64",
+        spec="time:41,machine:30"),
+    err("machine:5,time:58", "layout", "layout", "machine",
+        "Layout: the first field must be time (most significant first), not machine",
+        "Layout: Das erste Feld muss time sein (das höchstwertige zuerst), nicht machine",
+        spec="machine:5,time:58"),
+    err("time:41,machine", "layout", "layout", "machine",
+        'Layout: "machine" is not name:bits, as in machine:5',
+        "Layout: „machine“ hat nicht die Form Name:Bits, wie machine:5",
+        spec="time:41,machine"),
+    err("time:41,machine:x", "layout", "layout", "x",
+        'Layout: the width of machine, "x", is not a number of bits from 1 to 64',
+        "Layout: Die Breite von machine, „x“, ist keine Bitzahl von 1 bis 64",
+        spec="time:41,machine:x"),
+    err("time:41,machine:11,machine:11", "layout", "layout", "machine",
+        "Layout: the field machine appears twice",
+        "Layout: Das Feld machine kommt zweimal vor",
+        spec="time:41,machine:11,machine:11"),
+    err("time:41,Machine:22", "layout", "layout", "Machine",
+        'Layout: the field name "Machine" must be 1 to 32 characters of a-z, 0-9 and _, starting with a letter',
+        "Layout: Der Feldname „Machine“ muss aus 1 bis 32 Zeichen a-z, 0-9 und _ bestehen und mit einem Buchstaben beginnen",
+        spec="time:41,Machine:22"),
+    err("time:41,sign:22", "layout", "layout", "sign",
+        "Layout: the field name sign is reserved; the time comes first and the sign bit is implied",
+        "Layout: Der Feldname sign ist reserviert; die Zeit steht vorn, und das Vorzeichenbit ergibt sich von selbst",
+        spec="time:41,sign:22"),
+    err("time:41,time:22", "layout", "layout", "time",
+        "Layout: time appears twice",
+        "Layout: time kommt zweimal vor",
+        spec="time:41,time:22"),
+    err("time:64", "layout", "layout", "64",
+        "Layout: the time field has 64 bits; it needs 1 to 62",
+        "Layout: Das Zeitfeld hat 64 Bit; es braucht 1 bis 62",
+        spec="time:64"),
+    err("twitter", "layout", "tick_ms", "0",
+        "Tick 0 is not allowed: a tick is at least 1 ms",
+        "Takt 0 ist nicht erlaubt: ein Takt ist mindestens 1 ms",
+        spec="twitter", tick_ms=0),
+    err("mastodon", "layout", "tick_ms", str(1 << 20),
+        f"Tick {1 << 20} is too long: the layout's last time would not fit in 64-bit milliseconds",
+        f"Takt {1 << 20} ist zu lang: die letzte Zeit des Layouts passte nicht in 64-Bit-Millisekunden",
+        spec="mastodon", tick_ms=1 << 20),
+    # 2^63 - 2^40: exact as a double, so JSON readers in JavaScript see it too.
+    err("twitter", "layout", "epoch", str((1 << 63) - (1 << 40)),
+        f"Epoch {(1 << 63) - (1 << 40)} is too late: the layout's last time would not fit in 64-bit milliseconds",
+        f"Epoche {(1 << 63) - (1 << 40)} ist zu spät: die letzte Zeit des Layouts passte nicht in 64-Bit-Millisekunden",
+        spec="twitter", epoch_ms=(1 << 63) - (1 << 40)),
+]
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
+os.makedirs(root, exist_ok=True)
+with open(os.path.join(root, "vectors.json"), "w", encoding="utf-8") as f:
+    json.dump({"compose": cases, "errors": errors}, f, ensure_ascii=False, indent=1)
+    f.write("\n")
+print(f"{len(cases)} compose cases, {len(errors)} error cases")
