@@ -10,7 +10,7 @@ use utoipa::OpenApi;
 
 use crate::problem::Problem;
 use crate::schema::{
-    BoundsSchema, DecodedSchema, IdsSchema, LayoutSchema, SegmentSchema, StatusSchema,
+    BoundsSchema, DecodedSchema, IdsSchema, LayoutSchema, SegmentSchema, StatusSchema, TextSchema,
 };
 use crate::state::AppState;
 
@@ -46,6 +46,7 @@ pub async fn openapi() -> Response {
         Problem,
         DecodedSchema,
         SegmentSchema,
+        TextSchema,
         BoundsSchema,
         LayoutSchema,
         IdsSchema,

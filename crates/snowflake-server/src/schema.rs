@@ -37,6 +37,25 @@ pub struct DecodedSchema {
     /// The 64 bits, most significant first.
     binary: String,
     segments: Vec<SegmentSchema>,
+    text: TextSchema,
+}
+
+/// The ID in its other text forms; base32 and base62 are fixed-width, so
+/// their text sorts as the IDs do.
+#[derive(Serialize, ToSchema)]
+#[schema(as = TextForms)]
+pub struct TextSchema {
+    #[schema(example = "0xfa021000")]
+    hex: String,
+    /// Crockford base32, 13 upper-case characters.
+    #[schema(example = "0000003X04400")]
+    base32: String,
+    /// `0-9A-Za-z`, 11 characters.
+    #[schema(example = "000004ZrREe")]
+    base62: String,
+    /// Bitcoin's alphabet, 1 to 11 characters.
+    #[schema(example = "7Pebdh")]
+    base58: String,
 }
 
 /// The IDs a layout can produce in a window.

@@ -33,7 +33,9 @@ impl Layout {
 ///
 /// With the `serde` feature it serialises to the one JSON shape that the CLI's
 /// `--json` and the HTTP API share:
-/// `{"id","layout","timestamp_ms","time","fields","binary","segments"}`.
+/// `{"id","layout","timestamp_ms","time","fields","binary","segments","text"}`,
+/// where `text` holds the ID's other [`TextForm`](crate::TextForm)s:
+/// `{"hex","base32","base62","base58"}`.
 ///
 /// ```
 /// let twitter = snowflake::Layout::twitter();
@@ -174,6 +176,8 @@ impl<'a> Decoded<'a> {
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{Decoded, Segment};
+    use crate::id::Id;
+    use crate::text::TextForm;
     use alloc::string::ToString;
     use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 
@@ -200,6 +204,25 @@ mod serde_impl {
         }
     }
 
+    /// Every text form but decimal, which is `id` itself.
+    struct Text(Id);
+
+    impl Serialize for Text {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(4))?;
+            let mut buf = [0u8; TextForm::MAX_LEN];
+            for form in [
+                TextForm::Hex,
+                TextForm::Base32,
+                TextForm::Base62,
+                TextForm::Base58,
+            ] {
+                map.serialize_entry(form.name(), form.encode(self.0, &mut buf))?;
+            }
+            map.end()
+        }
+    }
+
     struct Segments<'a>(alloc::vec::Vec<Segment<'a>>);
 
     impl Serialize for Segments<'_> {
@@ -214,7 +237,7 @@ mod serde_impl {
 
     impl Serialize for Decoded<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Decoded", 7)?;
+            let mut s = serializer.serialize_struct("Decoded", 8)?;
             s.serialize_field("id", &self.id)?;
             s.serialize_field("layout", &*self.layout.name())?;
             s.serialize_field("timestamp_ms", &self.timestamp_ms())?;
@@ -222,6 +245,7 @@ mod serde_impl {
             s.serialize_field("fields", &Fields(self))?;
             s.serialize_field("binary", &self.binary())?;
             s.serialize_field("segments", &Segments(self.segments()))?;
+            s.serialize_field("text", &Text(self.id))?;
             s.end()
         }
     }

@@ -3,6 +3,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::text::{TextForm, TextProblem};
 use crate::time::UnixMillis;
 
 /// Everything that can go wrong in this crate, as one opaque value.
@@ -79,9 +80,10 @@ pub(crate) enum Repr {
         from: i64,
         to: i64,
     },
-    InvalidId {
+    InvalidText {
         value: String,
-        reason: &'static str,
+        form: TextForm,
+        problem: TextProblem,
     },
     SignBitSet {
         id: u64,
@@ -166,7 +168,7 @@ impl Error {
                 Some(field)
             }
             Repr::InvalidWindow { .. } => Some("from"),
-            Repr::InvalidId { .. } | Repr::SignBitSet { .. } => Some("id"),
+            Repr::InvalidText { .. } | Repr::SignBitSet { .. } => Some("id"),
             Repr::InvalidLayout { .. } | Repr::UnknownLayout { .. } | Repr::NoSequence { .. } => {
                 Some("layout")
             }
@@ -306,7 +308,11 @@ impl fmt::Display for Error {
                 UnixMillis(*from),
                 UnixMillis(*to)
             ),
-            Repr::InvalidId { value, reason } => write!(f, "id {value:?} {reason}"),
+            Repr::InvalidText {
+                value,
+                form,
+                problem,
+            } => form.describe(f, value, *problem),
             Repr::SignBitSet { id, layout } => write!(
                 f,
                 "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0 to {}",

@@ -1,12 +1,13 @@
-use alloc::string::ToString;
 use core::fmt;
 use core::str::FromStr;
 
-use crate::error::{Error, Repr};
+use crate::error::Error;
+use crate::text::TextForm;
 
 /// A 64-bit Snowflake ID.
 ///
-/// It parses from decimal or `0x` hexadecimal and prints as decimal. With the
+/// It parses from decimal or `0x` hexadecimal and prints as decimal; the
+/// other text forms (base32, base62, base58) are in [`TextForm`]. With the
 /// `serde` feature it serialises as a decimal string, because JavaScript
 /// numbers lose precision above 2^53, and deserialises from such a string or
 /// from an integer.
@@ -43,7 +44,8 @@ impl Id {
     }
 
     /// Parses decimal or `0x` hexadecimal. This is the one ID parser: `FromStr`,
-    /// `TryFrom<&str>`, serde, the CLI and the HTTP API all call it.
+    /// `TryFrom<&str>`, serde, the CLI and the HTTP API all call it, and
+    /// [`Id::parse_as`] for the other [`TextForm`]s, which it never guesses.
     ///
     /// ```
     /// use snowflake::Id;
@@ -54,42 +56,7 @@ impl Id {
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn parse(input: &str) -> Result<Id, Error> {
-        let invalid = |reason| {
-            Error::new(Repr::InvalidId {
-                value: input.to_string(),
-                reason,
-            })
-        };
-        let (digits, radix) = match input
-            .strip_prefix("0x")
-            .or_else(|| input.strip_prefix("0X"))
-        {
-            Some(hex) => (hex, 16),
-            None => (input, 10),
-        };
-        if digits.is_empty() {
-            return Err(invalid("is empty; give a decimal or 0x-hexadecimal number"));
-        }
-        if input.starts_with('-') {
-            return Err(invalid("is negative; IDs are 0 to 18446744073709551615"));
-        }
-        let mut value: u64 = 0;
-        for c in digits.chars() {
-            let digit = c.to_digit(radix).ok_or_else(|| {
-                invalid(if radix == 16 {
-                    "is not a hexadecimal number (0-9, a-f after 0x)"
-                } else {
-                    "is not a decimal number (digits 0-9, or 0x for hexadecimal)"
-                })
-            })?;
-            value = value
-                .checked_mul(u64::from(radix))
-                .and_then(|v| v.checked_add(u64::from(digit)))
-                .ok_or_else(|| {
-                    invalid("does not fit in 64 bits; IDs are 0 to 18446744073709551615")
-                })?;
-        }
-        Ok(Id(value))
+        TextForm::parse_auto(input)
     }
 }
 

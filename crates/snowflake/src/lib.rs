@@ -71,6 +71,7 @@ mod spec;
 mod store;
 #[cfg(feature = "std")]
 mod sync;
+mod text;
 mod time;
 
 #[cfg(feature = "std")]
@@ -88,6 +89,7 @@ pub use id::Id;
 pub use layout::{Field, Layout, LayoutBuilder};
 #[cfg(feature = "std")]
 pub use store::{FileMarkStore, MarkStore};
+pub use text::TextForm;
 pub use time::UnixMillis;
 
 #[cfg(doctest)]

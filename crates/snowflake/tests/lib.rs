@@ -52,13 +52,18 @@ fn json_shape_is_the_documented_one() {
             {"name": "datacenter", "bits": 5, "value": 1, "binary": "00001"},
             {"name": "machine", "bits": 5, "value": 1, "binary": "00001"},
             {"name": "sequence", "bits": 12, "value": 0, "binary": "000000000000"}
-        ]
+        ],
+        "text": {"hex": "0xfa021000", "base32": "0000003X04400", "base62": "000004ZrREe", "base58": "7Pebdh"}
     });
     assert_eq!(json, expected);
     let discord = Layout::discord();
     let json = serde_json::to_value(discord.decode(Id::new(175928847299117063)).unwrap()).unwrap();
     assert_eq!(json["segments"][0]["name"], "timestamp");
     assert_eq!(json["fields"]["increment"], 7);
+    assert_eq!(
+        json["text"],
+        serde_json::json!({"hex": "0x271065ac1020007", "base32": "04W86BB0G4007", "base62": "0Czks0tP37X", "base58": "QgmVVkniES"})
+    );
 }
 
 #[test]

@@ -1,0 +1,605 @@
+//! The text forms of an ID: one definition of each alphabet, its encoder and
+//! its parser, so that the CLI, the HTTP API, serde and the page's JSON all
+//! write and read IDs the same way.
+
+use alloc::string::{String, ToString};
+use core::fmt;
+use core::str::FromStr;
+
+use crate::error::{Error, Repr};
+use crate::id::Id;
+
+/// How an ID is written as text.
+///
+/// | form | alphabet | width | example (4194439168) |
+/// | --- | --- | --- | --- |
+/// | `decimal` | `0-9` | 1 to 20 | `4194439168` |
+/// | `hex` | `0x` then `0-9a-f` | 1 to 16 digits | `0xfa021000` |
+/// | `base32` | Crockford: `0-9A-Z` without `I L O U` | always 13 | `0000003X04400` |
+/// | `base62` | `0-9A-Za-z` | always 11 | `000004ZrREe` |
+/// | `base58` | Bitcoin: `1-9A-Za-z` without `0 I O l` | 1 to 11 | `7Pebdh` |
+///
+/// Both base32 and base62 are written at a fixed width with leading zeros and
+/// their alphabets are in ASCII order, so **sorting their text sorts the
+/// IDs**: for any two IDs `a < b`, `a`'s base32 (or base62) text is less than
+/// `b`'s, byte by byte. Decimal, hex and base58 have no fixed width and do
+/// not keep that order (`"9" > "10"`).
+///
+/// Parsing takes the form explicitly; [`Id::parse`] recognises only decimal
+/// and `0x` hexadecimal, because a run of digits is valid decimal, base32,
+/// base62 and base58 at once and would mean four different IDs. There is no
+/// prefix for base32, base62 or base58: name the form.
+///
+/// Base32 reads upper or lower case and Crockford's aliases (`I` and `L` as
+/// `1`, `O` as `0`); base32 and base62 take 1 up to their full width, so the
+/// leading zeros may be left out. Hex takes its digits with or without `0x`.
+///
+/// ```
+/// use snowflake::{Id, TextForm};
+///
+/// let id = Id::new(4194439168);
+/// assert_eq!(id.to_text(TextForm::Base32), "0000003X04400");
+/// assert_eq!(id.to_text(TextForm::Base62), "000004ZrREe");
+/// assert_eq!(id.to_text(TextForm::Base58), "7Pebdh");
+/// assert_eq!(TextForm::Base32.parse("3xo44oo")?, id);
+/// assert_eq!("base62".parse::<TextForm>()?, TextForm::Base62);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TextForm {
+    /// Decimal digits, as `Display` writes an ID.
+    Decimal,
+    /// `0x` and lower-case hexadecimal digits.
+    Hex,
+    /// Crockford base32, 13 upper-case characters.
+    Base32,
+    /// Base62 (`0-9A-Za-z`), 11 characters.
+    Base62,
+    /// Base58 with Bitcoin's alphabet.
+    Base58,
+}
+
+const BASE32: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const BASE58: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/// A byte's digit value in one form, or `NONE`. Built at compile time from
+/// the alphabets above, so the encoder and the parser cannot disagree.
+const NONE: u8 = u8::MAX;
+
+const fn table(alphabet: &[u8]) -> [u8; 256] {
+    let mut t = [NONE; 256];
+    let mut i = 0;
+    while i < alphabet.len() {
+        t[alphabet[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+
+const BASE62_DIGITS: [u8; 256] = table(BASE62);
+const BASE58_DIGITS: [u8; 256] = table(BASE58);
+const BASE32_DIGITS: [u8; 256] = {
+    let mut t = table(BASE32);
+    // Crockford: decoding ignores case and reads the look-alikes.
+    let mut i = 0;
+    while i < BASE32.len() {
+        t[BASE32[i].to_ascii_lowercase() as usize] = i as u8;
+        i += 1;
+    }
+    t[b'I' as usize] = 1;
+    t[b'i' as usize] = 1;
+    t[b'L' as usize] = 1;
+    t[b'l' as usize] = 1;
+    t[b'O' as usize] = 0;
+    t[b'o' as usize] = 0;
+    t
+};
+
+/// Why a text is not an ID in a form; worded by [`Error`]'s `Display`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextProblem {
+    Empty,
+    Negative,
+    BadChar(char),
+    TooLong(usize),
+    TooLarge,
+}
+
+impl TextForm {
+    /// Every form, in the order the JSON breakdown lists them after decimal.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::TextForm::ALL.len(), 5);
+    /// ```
+    pub const ALL: [TextForm; 5] = [
+        TextForm::Decimal,
+        TextForm::Hex,
+        TextForm::Base32,
+        TextForm::Base62,
+        TextForm::Base58,
+    ];
+
+    /// The longest text any form writes for any ID (decimal's 20 digits).
+    ///
+    /// ```
+    /// let mut buf = [0u8; snowflake::TextForm::MAX_LEN];
+    /// assert_eq!(snowflake::TextForm::Decimal.encode(u64::MAX.into(), &mut buf).len(), 20);
+    /// ```
+    pub const MAX_LEN: usize = 20;
+
+    /// The form's name: `decimal`, `hex`, `base32`, `base62` or `base58`.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::TextForm::Base58.name(), "base58");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            TextForm::Decimal => "decimal",
+            TextForm::Hex => "hex",
+            TextForm::Base32 => "base32",
+            TextForm::Base62 => "base62",
+            TextForm::Base58 => "base58",
+        }
+    }
+
+    /// The width every ID is written at, for the forms that keep sort order.
+    ///
+    /// ```
+    /// use snowflake::TextForm;
+    ///
+    /// assert_eq!(TextForm::Base32.fixed_width(), Some(13));
+    /// assert_eq!(TextForm::Base62.fixed_width(), Some(11));
+    /// assert_eq!(TextForm::Base58.fixed_width(), None);
+    /// ```
+    pub const fn fixed_width(self) -> Option<usize> {
+        match self {
+            TextForm::Base32 => Some(13),
+            TextForm::Base62 => Some(11),
+            _ => None,
+        }
+    }
+
+    /// What the form accepts, in words, for error messages and help.
+    ///
+    /// ```
+    /// assert!(snowflake::TextForm::Base62.allowed().contains("0-9, A-Z and a-z"));
+    /// ```
+    pub const fn allowed(self) -> &'static str {
+        match self {
+            TextForm::Decimal => {
+                "a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615"
+            }
+            TextForm::Hex => {
+                "a hex ID is 1 to 16 digits 0-9 and a-f (either case), with or without 0x"
+            }
+            TextForm::Base32 => {
+                "a base32 ID is 1 to 13 Crockford characters 0-9 and A-Z without U \
+                 (either case; I and L read as 1, O as 0), up to FZZZZZZZZZZZZ"
+            }
+            TextForm::Base62 => {
+                "a base62 ID is 1 to 11 characters 0-9, A-Z and a-z, up to LygHa16AHYF"
+            }
+            TextForm::Base58 => {
+                "a base58 ID is 1 to 11 characters 1-9, A-Z and a-z without 0, I, O and l, \
+                 up to jpXCZedGfVQ"
+            }
+        }
+    }
+
+    const fn radix(self) -> u64 {
+        match self {
+            TextForm::Decimal => 10,
+            TextForm::Hex => 16,
+            TextForm::Base32 => 32,
+            TextForm::Base62 => 62,
+            TextForm::Base58 => 58,
+        }
+    }
+
+    const fn digit(self, byte: u8) -> u8 {
+        match self {
+            TextForm::Decimal if byte.is_ascii_digit() => byte - b'0',
+            TextForm::Hex => match byte {
+                b'0'..=b'9' => byte - b'0',
+                b'a'..=b'f' => byte - b'a' + 10,
+                b'A'..=b'F' => byte - b'A' + 10,
+                _ => NONE,
+            },
+            TextForm::Base32 => BASE32_DIGITS[byte as usize],
+            TextForm::Base62 => BASE62_DIGITS[byte as usize],
+            TextForm::Base58 => BASE58_DIGITS[byte as usize],
+            TextForm::Decimal => NONE,
+        }
+    }
+
+    /// Writes `id` in this form into `buf` and returns the text, without
+    /// allocating; bulk output uses it once per ID.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// let mut buf = [0u8; TextForm::MAX_LEN];
+    /// assert_eq!(TextForm::Hex.encode(Id::new(255), &mut buf), "0xff");
+    /// assert_eq!(TextForm::Base32.encode(Id::new(0), &mut buf), "0000000000000");
+    /// ```
+    pub fn encode(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &str {
+        let alphabet: &[u8] = match self {
+            TextForm::Decimal => b"0123456789",
+            TextForm::Hex => b"0123456789abcdef",
+            TextForm::Base32 => BASE32,
+            TextForm::Base62 => BASE62,
+            TextForm::Base58 => BASE58,
+        };
+        let radix = self.radix();
+        let width = self.fixed_width().unwrap_or(1);
+        let mut n = id.get();
+        let mut i = buf.len();
+        while n > 0 || buf.len() - i < width {
+            i -= 1;
+            buf[i] = alphabet[(n % radix) as usize];
+            n /= radix;
+        }
+        if self == TextForm::Hex {
+            i -= 2;
+            buf[i] = b'0';
+            buf[i + 1] = b'x';
+        }
+        // Only ASCII from the alphabets was written.
+        core::str::from_utf8(&buf[i..]).unwrap_or("")
+    }
+
+    /// Reads an ID written in this form, with an error that names the input,
+    /// the form and what it allows.
+    ///
+    /// ```
+    /// use snowflake::TextForm;
+    ///
+    /// assert_eq!(TextForm::Base62.parse("LygHa16AHYF")?.get(), u64::MAX);
+    /// assert_eq!(TextForm::Hex.parse("FF")?.get(), 255);
+    /// let err = TextForm::Base58.parse("0abc").unwrap_err();
+    /// assert_eq!(err.field(), Some("id"));
+    /// assert!(err.to_string().starts_with("id \"0abc\" is not base58: '0' is not allowed; a base58 ID is"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(self, input: &str) -> Result<Id, Error> {
+        let digits = match self {
+            TextForm::Hex => input
+                .strip_prefix("0x")
+                .or_else(|| input.strip_prefix("0X"))
+                .unwrap_or(input),
+            _ => input,
+        };
+        self.parse_digits(input, digits)
+    }
+
+    fn parse_digits(self, input: &str, digits: &str) -> Result<Id, Error> {
+        let fail = |problem| {
+            Err(Error::new(Repr::InvalidText {
+                value: input.to_string(),
+                form: self,
+                problem,
+            }))
+        };
+        if digits.is_empty() {
+            return fail(TextProblem::Empty);
+        }
+        if let Some(width) = self.fixed_width() {
+            if digits.len() > width {
+                return fail(TextProblem::TooLong(digits.chars().count()));
+            }
+        }
+        let radix = self.radix();
+        let mut value: u64 = 0;
+        for (at, byte) in digits.bytes().enumerate() {
+            let digit = self.digit(byte);
+            if digit == NONE {
+                if at == 0 && byte == b'-' && digits.len() > 1 {
+                    return fail(TextProblem::Negative);
+                }
+                // The first character at fault, whole even if it is not ASCII.
+                let c = digits[at..].chars().next().unwrap_or('?');
+                return fail(TextProblem::BadChar(c));
+            }
+            value = match value
+                .checked_mul(radix)
+                .and_then(|v| v.checked_add(u64::from(digit)))
+            {
+                Some(v) => v,
+                None => return fail(TextProblem::TooLarge),
+            };
+        }
+        Ok(Id::new(value))
+    }
+
+    /// Decimal, or hexadecimal after `0x`: the forms [`Id::parse`] recognises
+    /// without being told.
+    pub(crate) fn parse_auto(input: &str) -> Result<Id, Error> {
+        match input
+            .strip_prefix("0x")
+            .or_else(|| input.strip_prefix("0X"))
+        {
+            Some(hex) => TextForm::Hex.parse_digits(input, hex),
+            None => TextForm::Decimal.parse_digits(input, input),
+        }
+    }
+
+    pub(crate) fn describe(
+        self,
+        f: &mut fmt::Formatter<'_>,
+        value: &str,
+        problem: TextProblem,
+    ) -> fmt::Result {
+        let name = self.name();
+        match problem {
+            TextProblem::Empty => write!(f, "id {value:?} is empty")?,
+            TextProblem::Negative => write!(f, "id {value:?} is negative")?,
+            TextProblem::BadChar(c) => {
+                write!(f, "id {value:?} is not {name}: {c:?} is not allowed")?;
+            }
+            TextProblem::TooLong(n) => {
+                write!(f, "id {value:?} is not {name}: it is {n} characters long")?;
+            }
+            TextProblem::TooLarge => write!(
+                f,
+                "id {value:?} does not fit in 64 bits; IDs are 0 to 18446744073709551615"
+            )?,
+        }
+        write!(f, "; {}", self.allowed())?;
+        if matches!(self, TextForm::Decimal | TextForm::Hex)
+            && matches!(problem, TextProblem::BadChar(_))
+        {
+            f.write_str(" (name the form to read base32, base62 or base58)")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for TextForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TextForm {
+    type Err = Error;
+
+    /// A form by name, ASCII case ignored.
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        TextForm::ALL
+            .into_iter()
+            .find(|form| form.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                Error::invalid_value(
+                    "format",
+                    name,
+                    "a text form is decimal, hex, base32, base62 or base58",
+                )
+            })
+    }
+}
+
+impl Id {
+    /// The ID written in a text form.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// assert_eq!(Id::new(175928847299117063).to_text(TextForm::Base62), "0Czks0tP37X");
+    /// ```
+    pub fn to_text(self, form: TextForm) -> String {
+        let mut buf = [0u8; TextForm::MAX_LEN];
+        String::from(form.encode(self, &mut buf))
+    }
+
+    /// Reads an ID in the form given, or, with `None`, as [`Id::parse`] does
+    /// (decimal or `0x` hexadecimal). Front ends hold an `Option<TextForm>`
+    /// for an optional `--format` and call this.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// assert_eq!(Id::parse_as("10", None)?.get(), 10);
+    /// assert_eq!(Id::parse_as("10", Some(TextForm::Base62))?.get(), 62);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse_as(input: &str, form: Option<TextForm>) -> Result<Id, Error> {
+        match form {
+            Some(form) => form.parse(input),
+            None => TextForm::parse_auto(input),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::vec::Vec;
+    use proptest::prelude::*;
+
+    /// The plain definition of each form, for the fast encoder to agree with.
+    fn reference(form: TextForm, mut n: u64) -> String {
+        let (alphabet, radix): (&[u8], u64) = match form {
+            TextForm::Decimal => return format!("{n}"),
+            TextForm::Hex => return format!("{n:#x}"),
+            TextForm::Base32 => (BASE32, 32),
+            TextForm::Base62 => (BASE62, 62),
+            TextForm::Base58 => (BASE58, 58),
+        };
+        let mut digits = Vec::new();
+        loop {
+            digits.push(alphabet[(n % radix) as usize]);
+            n /= radix;
+            if n == 0 {
+                break;
+            }
+        }
+        while digits.len() < form.fixed_width().unwrap_or(0) {
+            digits.push(b'0');
+        }
+        digits.reverse();
+        String::from_utf8(digits).unwrap()
+    }
+
+    #[test]
+    fn alphabets_are_in_ascii_order_without_repeats() {
+        for alphabet in [&BASE32[..], &BASE62[..], &BASE58[..]] {
+            assert!(alphabet.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert!(!BASE58.iter().any(|b| b"0IOl".contains(b)));
+        assert!(!BASE32.iter().any(|b| b"ILOU".contains(b)));
+    }
+
+    #[test]
+    fn the_limits_are_what_the_messages_say() {
+        for form in TextForm::ALL {
+            let max = Id::new(u64::MAX).to_text(form);
+            let allowed = form.allowed();
+            if form != TextForm::Hex {
+                assert!(allowed.contains(max.as_str()), "{form}: {max} / {allowed}");
+            }
+            let longest = (0..=64)
+                .map(|bits| Id::new(u64::MAX >> (64 - bits.max(1))).to_text(form).len())
+                .max()
+                .unwrap();
+            let width = form.fixed_width().unwrap_or(longest);
+            assert_eq!(longest, width, "{form}");
+        }
+        assert_eq!(Id::new(u64::MAX).to_text(TextForm::Base32), "FZZZZZZZZZZZZ");
+    }
+
+    #[test]
+    fn crockford_aliases_and_case() {
+        let id = TextForm::Base32.parse("00000003X0880").unwrap();
+        for alias in ["3x0880", "3XO88O", "3xo88o", "00000003X0880"] {
+            assert_eq!(TextForm::Base32.parse(alias).unwrap(), id, "{alias}");
+        }
+        assert_eq!(
+            TextForm::Base32.parse("iIlL").unwrap(),
+            TextForm::Base32.parse("1111").unwrap()
+        );
+        let err = TextForm::Base32.parse("U").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("id \"U\" is not base32: 'U' is not allowed; a base32 ID is 1 to 13"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_input_the_form_and_what_is_allowed() {
+        let cases = [
+            (
+                TextForm::Base62,
+                "",
+                "id \"\" is empty; a base62 ID is 1 to 11 characters",
+            ),
+            (
+                TextForm::Base62,
+                "abc-1",
+                "id \"abc-1\" is not base62: '-' is not allowed; a base62 ID",
+            ),
+            (
+                TextForm::Base62,
+                "000000000000",
+                "id \"000000000000\" is not base62: it is 12 characters long; a base62 ID is 1 to 11",
+            ),
+            (
+                TextForm::Base62,
+                "LygHa16AHYG",
+                "id \"LygHa16AHYG\" does not fit in 64 bits; IDs are 0 to 18446744073709551615; a base62 ID",
+            ),
+            (TextForm::Base32, "G000000000000", "does not fit in 64 bits"),
+            (TextForm::Base58, "jpXCZedGfVR", "does not fit in 64 bits"),
+            (
+                TextForm::Base58,
+                "é",
+                "id \"é\" is not base58: 'é' is not allowed",
+            ),
+            (
+                TextForm::Decimal,
+                "-1",
+                "id \"-1\" is negative; a decimal ID",
+            ),
+            (
+                TextForm::Decimal,
+                "1x",
+                "'x' is not allowed; a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615 (name the form",
+            ),
+            (TextForm::Hex, "0x", "id \"0x\" is empty; a hex ID"),
+            (
+                TextForm::Hex,
+                "0x1g",
+                "id \"0x1g\" is not hex: 'g' is not allowed",
+            ),
+        ];
+        for (form, input, expected) in cases {
+            let err = form.parse(input).unwrap_err();
+            assert_eq!(err.field(), Some("id"));
+            assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+            assert!(
+                err.to_string().contains(expected),
+                "{form} {input:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn form_names_parse_and_refuse_with_the_list() {
+        for form in TextForm::ALL {
+            assert_eq!(form.name().parse::<TextForm>().unwrap(), form);
+            assert_eq!(
+                form.name().to_uppercase().parse::<TextForm>().unwrap(),
+                form
+            );
+        }
+        let err = "base64".parse::<TextForm>().unwrap_err();
+        assert_eq!(err.field(), Some("format"));
+        assert_eq!(
+            err.to_string(),
+            "format base64 is not allowed; a text form is decimal, hex, base32, base62 or base58"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn every_form_round_trips_and_matches_its_definition(raw in any::<u64>(), bits in 0u32..64) {
+            // Small values too, where the leading zeros matter.
+            let id = Id::new(raw >> bits);
+            for form in TextForm::ALL {
+                let text = id.to_text(form);
+                prop_assert_eq!(&text, &reference(form, id.get()));
+                prop_assert_eq!(form.parse(&text).unwrap(), id);
+                if let Some(width) = form.fixed_width() {
+                    prop_assert_eq!(text.len(), width);
+                    prop_assert_eq!(form.parse(text.trim_start_matches('0')).ok().unwrap_or(Id::new(0)), id);
+                }
+            }
+            prop_assert_eq!(TextForm::Base32.parse(&id.to_text(TextForm::Base32).to_lowercase()).unwrap(), id);
+        }
+
+        #[test]
+        fn fixed_width_text_sorts_as_the_ids_do(a in any::<u64>(), b in any::<u64>(), shift in 0u32..64) {
+            let (a, b) = (Id::new(a >> shift), Id::new(b));
+            for form in [TextForm::Base32, TextForm::Base62] {
+                let (ta, tb) = (a.to_text(form), b.to_text(form));
+                prop_assert_eq!(ta.cmp(&tb), a.cmp(&b), "{} {} vs {}", form, ta, tb);
+            }
+        }
+
+        #[test]
+        fn parsers_never_panic_and_errors_name_the_id(s in "\\PC{0,24}") {
+            for form in TextForm::ALL {
+                match form.parse(&s) {
+                    Ok(id) => prop_assert!(form.parse(&id.to_text(form)).unwrap() == id),
+                    Err(err) => {
+                        prop_assert_eq!(err.field(), Some("id"));
+                        let prefix = format!("id {:?} ", s);
+                        prop_assert!(err.to_string().starts_with(&prefix));
+                    }
+                }
+            }
+        }
+    }
+}
