@@ -7,7 +7,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use snowflake::{Error, Layout};
+use snowflake::{Error, Layout, TextForm};
 
 use snowflake_server::input::{parse_time, resolve_layout};
 
@@ -290,18 +290,29 @@ pub struct ComposeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write the ID in this text form: decimal, hex, base32, base62, base58.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
-    /// IDs in decimal or 0x hexadecimal.
-    #[arg(required = true, value_name = "ID", allow_negative_numbers = true)]
+    /// IDs in decimal or 0x hexadecimal (or in --format); `-`, or none with
+    /// stdin not a terminal, reads them from stdin, whitespace-separated.
+    #[arg(value_name = "ID", allow_negative_numbers = true)]
     pub ids: Vec<String>,
     #[command(flatten)]
     pub layout: LayoutArgs,
     /// Print one JSON object per ID, one per line.
     #[arg(long)]
     pub json: bool,
+    /// Print CSV: a header row, then one row per ID.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    /// Read IDs in this text form, and write them in it: decimal, hex,
+    /// base32, base62, base58. Without it, decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -323,6 +334,12 @@ impl BoundsArgs {
     pub fn window(&self) -> Result<(i64, i64), Error> {
         Ok((parse_time("from", &self.from)?, parse_time("to", &self.to)?))
     }
+}
+
+/// A `--format` value read by the core's parser, so that the CLI and the
+/// API refuse an unknown form in the same words.
+pub fn text_form(format: Option<&str>) -> Result<Option<TextForm>, Error> {
+    format.map(str::parse).transpose()
 }
 
 #[derive(Debug, Args)]
@@ -354,6 +371,9 @@ pub struct GenerateArgs {
     /// Print each ID's JSON breakdown, one object per line.
     #[arg(long)]
     pub json: bool,
+    /// Write the ID in this text form: decimal, hex, base32, base62, base58.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

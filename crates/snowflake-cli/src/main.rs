@@ -8,6 +8,7 @@ mod cluster;
 #[cfg(not(feature = "cluster"))]
 #[path = "no_cluster.rs"]
 mod cluster;
+mod decode;
 mod failure;
 mod generate;
 mod manual;
@@ -19,7 +20,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use snowflake::{Clock, Id, Layout, SystemClock};
+use snowflake::{Clock, Layout, SystemClock, TextForm};
 
 use args::{Cli, ClusterCommand, Command};
 use failure::Failure;
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
             report(&format!("error: {err}"));
             ExitCode::from(2)
         }
-        Err(Failure::Unsupported(message)) => {
+        Err(Failure::Unsupported(message)) | Err(Failure::BadInput(message)) => {
             report(&format!("error: {message}"));
             ExitCode::from(2)
         }
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
 /// characters escaped, so a value such as `\e[31m` cannot drive the
 /// terminal or split the line.
 #[allow(clippy::print_stderr)]
-fn report(line: &str) {
+pub(crate) fn report(line: &str) {
     eprintln!("{}", escape_controls(line));
 }
 
@@ -92,13 +93,13 @@ fn clap_exit(err: clap::Error) -> ExitCode {
 
 /// Writes everything at once, so that an error never leaves half an answer
 /// on stdout, and a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), Failure> {
+pub(crate) fn emit(text: &str) -> Result<(), Failure> {
     let mut out = anstream::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(out.flush()?)
 }
 
-fn json_line(value: &impl serde::Serialize) -> String {
+pub(crate) fn json_line(value: &impl serde::Serialize) -> String {
     // Serialising these types cannot fail: no maps with non-string keys.
     let mut line = serde_json::to_string(value).unwrap_or_default();
     line.push('\n');
@@ -115,20 +116,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let pairs = args.fields.pairs(args.sequence.as_deref());
             let values = parse_fields(&layout, &pairs)?;
+            let form = args::text_form(args.format.as_deref())?.unwrap_or(TextForm::Decimal);
             let id = layout.compose(timestamp, &values)?;
-            emit(&describe(&layout, id, args.json)?)
+            let decoded = layout.decode(id)?;
+            emit(&if args.json {
+                json_line(&decoded)
+            } else {
+                render::decoded(&decoded, form)
+            })
         }
-        Command::Decode(args) => {
-            let layout = args.layout.resolve()?;
-            let mut text = String::new();
-            for raw in &args.ids {
-                text.push_str(&describe(&layout, Id::parse(raw)?, args.json)?);
-                if !args.json && args.ids.len() > 1 {
-                    text.push('\n');
-                }
-            }
-            emit(&text)
-        }
+        Command::Decode(args) => decode::run(&args),
         Command::Bounds(args) => {
             let layout = args.layout.resolve()?;
             let (from, to) = args.window()?;
@@ -158,15 +155,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Completions(args) => emit(&manual::completions(args.shell)),
         Command::Man => emit(&manual::man_page()?),
     }
-}
-
-fn describe(layout: &Layout, id: Id, json: bool) -> Result<String, Failure> {
-    let decoded = layout.decode(id)?;
-    Ok(if json {
-        json_line(&decoded)
-    } else {
-        render::decoded(&decoded)
-    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use snowflake::{Bounds, Decoded, Layout, UnixMillis};
+use snowflake::{Bounds, Decoded, Layout, TextForm, UnixMillis};
 
 const RESET: &str = "\x1b[0m";
 /// One colour per segment, cycled: sign, timestamp, then the fields.
@@ -16,13 +16,13 @@ const COLOURS: [&str; 6] = [
     "\x1b[34m", // blue
 ];
 
-/// The ID alone on the first line, then its bits by segment, the time and
-/// each field.
-pub fn decoded(d: &Decoded<'_>) -> String {
+/// The ID alone on the first line (in `form`), then its bits by segment,
+/// the time, each field and the ID's other text forms.
+pub fn decoded(d: &Decoded<'_>, form: TextForm) -> String {
     let segments = d.segments();
     let offset = usize::from(!d.layout().has_sign_bit());
     let colour = |i: usize| COLOURS[(i + offset) % COLOURS.len()];
-    let mut out = format!("{}\n", d.id());
+    let mut out = format!("{}\n", d.id().to_text(form));
     for (i, s) in segments.iter().enumerate() {
         if i > 0 {
             out.push(' ');
@@ -50,7 +50,14 @@ pub fn decoded(d: &Decoded<'_>) -> String {
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "{:<width$} {:#x}", "hex", d.id());
+    for other in [
+        TextForm::Hex,
+        TextForm::Base32,
+        TextForm::Base62,
+        TextForm::Base58,
+    ] {
+        let _ = writeln!(out, "{:<width$} {}", other.name(), d.id().to_text(other));
+    }
     let _ = writeln!(out, "{:<width$} {}", "layout", d.layout());
     out
 }

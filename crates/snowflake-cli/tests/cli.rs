@@ -243,7 +243,22 @@ fn bad_input_exits_2_with_one_clear_line() {
             &["decode", "18446744073709551616"],
             "does not fit in 64 bits",
         ),
-        (&["decode", "12ab"], "id \"12ab\" is not a decimal number"),
+        (
+            &["decode", "12ab"],
+            "id \"12ab\" is not decimal: 'a' is not allowed",
+        ),
+        (
+            &["decode", "--format", "base64", "1"],
+            "format base64 is not allowed; a text form is decimal, hex, base32, base62 or base58",
+        ),
+        (
+            &["decode", "--format", "base62", "000000000000"],
+            "id \"000000000000\" is not base62: it is 12 characters long",
+        ),
+        (
+            &["decode", "-", "1"],
+            "- reads IDs from stdin and comes alone",
+        ),
         (&["decode", "-5"], "id \"-5\" is negative"),
         (
             &["decode", "1", "9223372036854775808"],
@@ -296,7 +311,7 @@ fn bad_input_exits_2_with_one_clear_line() {
     // clap's own usage errors are status 2 as well, and one line too.
     for args in [
         &["compose", "--bogus"][..],
-        &["decode"][..],
+        &["decode", "--json", "--csv", "1"][..],
         &["bounds", "--from", "1"][..],
         &["serve", "--log-format", "xml"][..],
     ] {
@@ -702,4 +717,153 @@ fn a_planted_link_or_fifo_at_the_state_file_is_refused() {
     );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn text_forms_round_trip_through_compose_decode_and_generate() {
+    let base62 = stdout_of(&[
+        "compose",
+        "-t",
+        "1288834975657",
+        "--machine",
+        "1",
+        "--datacenter",
+        "1",
+        "--format",
+        "base62",
+    ]);
+    let first = base62.lines().next().unwrap();
+    assert_eq!(
+        first,
+        snowflake::Id::new(4194439168).to_text(snowflake::TextForm::Base62)
+    );
+    let decoded = stdout_of(&["decode", "--format", "base62", first, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&decoded).unwrap();
+    assert_eq!(v["id"], "4194439168");
+    assert_eq!(v["text"]["base62"], first);
+    // Crockford's aliases and lower case read as the canonical form.
+    let canonical = v["text"]["base32"].as_str().unwrap().to_string();
+    let sloppy = canonical.to_lowercase().replace('0', "o");
+    let again = stdout_of(&["decode", "--format", "base32", &sloppy, "--json"]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&again).unwrap()["id"],
+        "4194439168"
+    );
+
+    let out = stdout_of(&["generate", "-n", "2000", "--format", "base32"]);
+    let ids: Vec<&str> = out.lines().collect();
+    assert_eq!(ids.len(), 2000);
+    assert!(ids.iter().all(|id| id.len() == 13), "{out}");
+    // Fixed width: the text sorts as the IDs were issued.
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn a_stream_goes_on_past_bad_lines_and_ends_with_status_2() {
+    let input = "1541815603606036480 12ab\n\n0xfa021000\n9223372036854775808\n";
+    let assert = snowflake()
+        .args(["decode", "--csv", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(2);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "line,id,timestamp_ms,time,datacenter,machine,sequence,error"
+    );
+    assert_eq!(
+        lines[1],
+        "1,1541815603606036480,1656432460105,2022-06-28T16:07:40.105Z,11,26,0,"
+    );
+    assert!(
+        lines[2].starts_with("1,12ab,,,,,,\"id \"\"12ab\"\" is not decimal"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[3],
+        "3,4194439168,1288834975657,2010-11-04T01:42:55.657Z,1,1,0,"
+    );
+    assert!(
+        lines[4].starts_with(
+            "4,9223372036854775808,,,,,,\"id 9223372036854775808 has the sign bit set"
+        ),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 5);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr,
+        "error: 2 of the IDs read could not be decoded; see their error records\n"
+    );
+
+    // NDJSON: one record per ID, the bad ones as error records.
+    let assert = snowflake()
+        .args(["decode", "--json", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(2);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let records: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[0]["fields"]["machine"], 26);
+    assert_eq!(records[1]["line"], 1);
+    assert_eq!(records[1]["input"], "12ab");
+    assert_eq!(records[1]["field"], "id");
+    assert_eq!(records[3]["line"], 4);
+
+    // Text: breakdowns on stdout, one stderr line per bad line, numbered.
+    let assert = snowflake()
+        .args(["decode"])
+        .write_stdin(input)
+        .assert()
+        .code(2);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(out.starts_with("1541815603606036480\n"), "{out}");
+    assert!(out.contains("\n\n4194439168\n"), "{out}");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines[0].starts_with("line 1: id \"12ab\" is not decimal"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("line 4: id 9223372036854775808 has the sign bit set"),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[2],
+        "error: 2 of the IDs read could not be decoded; see the lines above"
+    );
+}
+
+#[test]
+fn a_clean_stream_exits_0_and_reads_the_named_form() {
+    let ids: Vec<String> = (0..1000u64)
+        .map(|i| snowflake::Id::new(4194439168 + (i << 22)).to_text(snowflake::TextForm::Base58))
+        .collect();
+    let input = ids.join(" ");
+    let assert = snowflake()
+        .args(["decode", "--csv", "--format", "base58"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stderr("");
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1000);
+    for (i, (row, id)) in rows.iter().zip(&ids).enumerate() {
+        let expected = format!("1,{id},{},", 1288834975657 + i as i64);
+        assert!(row.starts_with(&expected), "{row} vs {expected}");
+    }
+    // Empty input: a header and nothing else.
+    snowflake()
+        .args(["decode", "--csv", "-"])
+        .write_stdin("")
+        .assert()
+        .success()
+        .stdout("line,id,timestamp_ms,time,datacenter,machine,sequence,error\n");
 }

@@ -30,6 +30,7 @@
 
 mod api;
 mod app;
+pub mod bulk;
 mod config;
 mod edge;
 mod health;
