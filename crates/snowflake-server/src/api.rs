@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use snowflake::{Clock, Id, Layout};
+use snowflake::{Clock, Id, Layout, TextForm};
 
 use crate::input::{parse_time, resolve_layout};
 use crate::problem::Problem;
@@ -31,11 +31,14 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
         .route("/api/v1/ids", get(ids).post(ids))
+        .merge(crate::bulk_api::routes())
 }
 
 /// The query's parameters; one given twice is an error, as in the CLI,
 /// rather than silently the last one.
-fn params(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<Params, Problem> {
+pub(crate) fn params(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Params, Problem> {
     let Query(pairs) = query.map_err(|err| {
         Problem::bad_request("query", format!("the query string is malformed: {err}"))
     })?;
@@ -51,7 +54,7 @@ fn params(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result
 }
 
 /// Refuses parameters a route does not take, instead of ignoring them.
-fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
+pub(crate) fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
     match params.keys().find(|k| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some(name) => Err(Problem::bad_request(
@@ -64,12 +67,20 @@ fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
     }
 }
 
-fn layout_of(params: &Params) -> Result<Layout, Problem> {
+pub(crate) fn layout_of(params: &Params) -> Result<Layout, Problem> {
     Ok(resolve_layout(
         params.get("layout").map_or("twitter", String::as_str),
         params.get("epoch").map(String::as_str),
         params.get("tick_ms").map(String::as_str),
     )?)
+}
+
+/// `format=`: a text form by name, checked by the core's parser.
+pub(crate) fn text_form(params: &Params) -> Result<Option<TextForm>, Problem> {
+    Ok(params
+        .get("format")
+        .map(|name| name.parse::<TextForm>())
+        .transpose()?)
 }
 
 fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
@@ -124,6 +135,7 @@ pub async fn compose(
         ("layout" = Option<String>, Query, description = "preset name or custom layout"),
         ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
         ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
+        ("format" = Option<String>, Query, description = "read the ID in this text form: decimal, hex, base32, base62, base58; without it, decimal or 0x hex"),
     ),
     responses(
         (status = 200, description = "the breakdown", body = crate::schema::DecodedSchema),
@@ -134,9 +146,10 @@ pub async fn decode(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
-    only(&params, &["layout", "epoch", "tick_ms"])?;
+    only(&params, &["layout", "epoch", "tick_ms", "format"])?;
     let layout = layout_of(&params)?;
-    decoded_json(&layout, Id::parse(id.trim())?)
+    let form = text_form(&params)?;
+    decoded_json(&layout, Id::parse_as(id.trim(), form)?)
 }
 
 /// The smallest and largest ID of a time window.
@@ -178,9 +191,12 @@ pub async fn layouts() -> Response {
 
 /// Fresh IDs from this server's generator.
 #[utoipa::path(post, path = "/api/v1/ids", tag = "ids",
-    params(("count" = Option<u64>, Query, description = "1 to 100000, default 1")),
+    params(
+        ("count" = Option<u64>, Query, description = "1 to 100000, default 1"),
+        ("format" = Option<String>, Query, description = "write the IDs in this text form: decimal (the default), hex, base32, base62, base58"),
+    ),
     responses(
-        (status = 200, description = "fresh IDs, as decimal strings; with Accept: text/plain one per line", body = crate::schema::IdsSchema),
+        (status = 200, description = "fresh IDs, as strings in the text form asked for (decimal by default); with Accept: text/plain one per line", body = crate::schema::IdsSchema),
         (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -190,7 +206,8 @@ pub async fn ids(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
-    only(&params, &["count"])?;
+    only(&params, &["count", "format"])?;
+    let form = text_form(&params)?.unwrap_or(TextForm::Decimal);
     let count = match params.get("count") {
         None => 1,
         Some(text) => text
@@ -209,7 +226,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue_async(count, plain).await?;
+    let body = state.issue_async(count, plain, form).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

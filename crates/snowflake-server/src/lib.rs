@@ -31,6 +31,7 @@
 mod api;
 mod app;
 pub mod bulk;
+mod bulk_api;
 mod config;
 mod edge;
 mod health;

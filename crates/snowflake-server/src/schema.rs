@@ -58,6 +58,36 @@ pub struct TextSchema {
     base58: String,
 }
 
+/// An ID of a bulk request that could not be decoded.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BadRecord)]
+pub struct BadRecordSchema {
+    /// The 1-based line of a text body, or position in a JSON array.
+    line: u64,
+    /// The text as sent.
+    input: String,
+    /// What is wrong with it.
+    #[schema(
+        example = "id \"12ab\" is not decimal: 'a' is not allowed; a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615"
+    )]
+    error: String,
+    /// `id`, or the parameter at fault.
+    field: Option<String>,
+}
+
+/// One record of a bulk decode: a breakdown, or the problem with that ID.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[schema(as = BulkItem)]
+// Only its schema is used: the records are written by `crate::bulk`.
+#[allow(dead_code)]
+pub enum BulkItemSchema {
+    /// The ID decoded.
+    Decoded(DecodedSchema),
+    /// The ID could not be decoded.
+    Bad(BadRecordSchema),
+}
+
 /// The IDs a layout can produce in a window.
 #[derive(Serialize, ToSchema)]
 #[schema(as = Bounds)]
