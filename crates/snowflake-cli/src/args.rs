@@ -114,8 +114,8 @@ pub struct ClusterStatusArgs {
 /// Which layout, with optional overrides.
 #[derive(Debug, Args)]
 pub struct LayoutArgs {
-    /// A preset (twitter, discord, instagram, sonyflake, mastodon) or a custom
-    /// layout, most significant first: time:41,datacenter:5,machine:5,sequence:12.
+    /// A preset (twitter, discord, instagram, sonyflake, mastodon, js53) or a
+    /// custom layout, most significant first: time:41,datacenter:5,machine:5,sequence:12.
     #[arg(long, short = 'l', default_value = "twitter", env = "SNOWFLAKE_LAYOUT")]
     pub layout: String,
     /// Override the layout's epoch: Unix milliseconds or an RFC 3339 date.

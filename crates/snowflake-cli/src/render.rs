@@ -74,8 +74,11 @@ pub fn bounds(b: &Bounds) -> String {
     )
 }
 
+/// Milliseconds in a Gregorian year, for lifetimes in years.
+const MS_PER_YEAR: f64 = 365.2425 * 86_400_000.0;
+
 pub fn layouts(layouts: &[Layout]) -> String {
-    let rows: Vec<[String; 7]> = layouts
+    let rows: Vec<[String; 9]> = layouts
         .iter()
         .map(|l| {
             let tick = if l.tick_ms() == 1 {
@@ -83,12 +86,17 @@ pub fn layouts(layouts: &[Layout]) -> String {
             } else {
                 format!(" ({} ms tick)", l.tick_ms())
             };
-            let sign = if l.has_sign_bit() { "sign:1," } else { "" };
+            let top = match l.bits() {
+                64 => String::new(),
+                63 => "sign:1,".into(),
+                bits => format!("unused:{},", 64 - bits),
+            };
+            let years = (l.last_timestamp_ms() - l.epoch_ms()) as f64 / MS_PER_YEAR;
             [
                 l.name().into_owned(),
-                format!("{sign}{}", l.spec()),
+                format!("{top}{}", l.spec()),
                 format!("{}{tick}", UnixMillis(l.epoch_ms())),
-                UnixMillis(l.last_timestamp_ms()).to_string(),
+                format!("{} ({years:.0} years)", UnixMillis(l.last_timestamp_ms())),
                 l.ids_per_ms()
                     .map(|n| format!("{n}"))
                     .unwrap_or_else(|| "-".into()),
@@ -96,6 +104,8 @@ pub fn layouts(layouts: &[Layout]) -> String {
                 l.sequence()
                     .map(|s| s.name().to_string())
                     .unwrap_or_else(|| "-".into()),
+                l.bits().to_string(),
+                if l.is_js_safe() { "yes" } else { "no" }.into(),
             ]
         })
         .collect();
@@ -107,6 +117,8 @@ pub fn layouts(layouts: &[Layout]) -> String {
         "IDs/ms/node",
         "nodes",
         "sequence",
+        "width",
+        "JS-safe (under 2^53)",
     ];
     let mut widths = header.map(str::len);
     for row in &rows {

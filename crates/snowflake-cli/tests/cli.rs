@@ -184,14 +184,98 @@ fn bounds_from_dates_and_ms() {
 #[test]
 fn layouts_table_and_json() {
     let table = stdout_of(&["layouts"]);
-    for name in ["twitter", "discord", "instagram", "sonyflake", "mastodon"] {
+    for name in [
+        "twitter",
+        "discord",
+        "instagram",
+        "sonyflake",
+        "mastodon",
+        "js53",
+    ] {
         assert!(table.contains(name), "{table}");
     }
-    assert!(table.contains("2080-07-10T17:30:30.208Z"));
+    assert!(table.contains("2080-07-10T17:30:30.208Z (70 years)"));
+    let js53 = table.lines().find(|l| l.starts_with("js53 ")).unwrap();
+    let cells: Vec<&str> = js53
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "js53",
+            "unused:11,time:41,worker:6,sequence:6",
+            "2024-01-01T00:00:00.000Z",
+            "2093-09-06T15:47:35.551Z (70 years)",
+            "64",
+            "64",
+            "sequence",
+            "53",
+            "yes"
+        ]
+    );
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("JS-safe (under 2^53)")
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout_of(&["layouts", "--json"])).unwrap();
     assert_eq!(v[0]["nodes"], 1024);
     assert_eq!(v[0]["ids_per_ms"], 4096.0);
     assert_eq!(v[3]["tick_ms"], 10);
+    let safe: Vec<bool> = (0..6).map(|i| v[i]["js_safe"].as_bool().unwrap()).collect();
+    assert_eq!(safe, [false, false, false, false, false, true]);
+    assert_eq!(v[5]["bits"], 53);
+    assert_eq!(v[5]["max_id"], "9007199254740991");
+    assert_eq!(v[0]["max_id"], "9223372036854775807");
+}
+
+#[test]
+fn a_53_bit_layout_composes_decodes_and_generates_numbers_javascript_holds() {
+    let out = stdout_of(&[
+        "compose",
+        "--layout",
+        "js53",
+        "-t",
+        "2024-01-01T00:00:01Z",
+        "-f",
+        "worker=3",
+        "-f",
+        "sequence=5",
+    ]);
+    let id: u64 = out.lines().next().unwrap().parse().unwrap();
+    assert_eq!(id, (1000 << 12) | (3 << 6) | 5);
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("00000000000 "),
+        "{out}"
+    );
+    let generated = stdout_of(&[
+        "generate",
+        "--layout",
+        "js53",
+        "-n",
+        "500",
+        "-f",
+        "worker=63",
+    ]);
+    for line in generated.lines() {
+        let id: u64 = line.parse().unwrap();
+        assert!(id < (1 << 53), "{id}");
+        assert_eq!((id >> 6) & 63, 63);
+    }
+    let assert = snowflake()
+        .args(["decode", "--layout", "js53", "9007199254740992"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr
+            .contains("uses only 53 bits and keeps the rest 0; its IDs are 0 to 9007199254740991"),
+        "{stderr}"
+    );
 }
 
 /// Every kind of bad input: one line on stderr, status 2, nothing on stdout.
@@ -235,8 +319,8 @@ fn bad_input_exits_2_with_one_clear_line() {
             "unknown layout \"flickr\"",
         ),
         (
-            &["compose", "--layout", "time:41,machine:5"],
-            "add up to 46 bits",
+            &["compose", "--layout", "time:41,machine:25"],
+            "add up to 66 bits; an ID holds at most 64",
         ),
         (&["compose", "--tick-ms", "0"], "tick_ms 0 is not allowed"),
         (

@@ -113,6 +113,14 @@ pub struct LayoutSchema {
     epoch: String,
     tick_ms: u64,
     sign_bit: bool,
+    /// How many bits the widths add up to (64 at most); the bits above are 0.
+    #[schema(example = 63)]
+    bits: u8,
+    /// The largest ID, a decimal string.
+    #[schema(example = "9223372036854775807")]
+    max_id: String,
+    /// Whether every ID is at most 2^53 − 1, so JavaScript holds it as a number.
+    js_safe: bool,
     time_bits: u8,
     /// `[name, bits]` pairs, most significant first.
     fields: Vec<(String, u8)>,

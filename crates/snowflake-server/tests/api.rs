@@ -160,9 +160,9 @@ async fn compose_errors_name_the_field() {
         ),
         ("/api/v1/compose?layout=flickr", "layout", "unknown layout"),
         (
-            "/api/v1/compose?layout=time:41,x:3",
+            "/api/v1/compose?layout=time:41,x:30",
             "layout",
-            "add up to 44 bits",
+            "add up to 71 bits; an ID holds at most 64",
         ),
         (
             "/api/v1/compose?tick_ms=0",
@@ -263,8 +263,31 @@ async fn bounds_and_layouts() {
         .collect();
     assert_eq!(
         names,
-        ["twitter", "discord", "instagram", "sonyflake", "mastodon"]
+        [
+            "twitter",
+            "discord",
+            "instagram",
+            "sonyflake",
+            "mastodon",
+            "js53"
+        ]
     );
+    let js53 = &layouts[5];
+    assert_eq!(
+        (
+            &js53["bits"],
+            &js53["js_safe"],
+            &js53["max_id"],
+            &js53["epoch_ms"]
+        ),
+        (
+            &Value::from(53),
+            &Value::from(true),
+            &Value::from("9007199254740991"),
+            &Value::from(1704067200000i64)
+        )
+    );
+    assert_eq!(layouts[1]["js_safe"], false);
 }
 
 #[tokio::test]

@@ -8,7 +8,8 @@ use crate::time::UnixMillis;
 
 impl Layout {
     /// Decodes an ID: timestamp, time units and every field. For a layout with
-    /// a sign bit, an ID with that bit set is an error, not a negative time.
+    /// a sign bit, an ID with that bit set is an error, not a negative time;
+    /// for a narrower layout, so is an ID with any bit above its width set.
     ///
     /// ```
     /// let twitter = snowflake::Layout::twitter();
@@ -19,10 +20,20 @@ impl Layout {
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn decode(&self, id: Id) -> Result<Decoded<'_>, Error> {
-        if self.has_sign_bit() && id.get() >> 63 != 0 {
-            return Err(Error::new(Repr::SignBitSet {
-                id: id.get(),
-                layout: self.name().into_owned(),
+        if id > self.max_id() {
+            let layout = self.name().into_owned();
+            return Err(Error::new(if self.has_sign_bit() {
+                Repr::SignBitSet {
+                    id: id.get(),
+                    layout,
+                }
+            } else {
+                Repr::TooWide {
+                    id: id.get(),
+                    layout,
+                    bits: self.bits(),
+                    max: self.max_id().get(),
+                }
             }));
         }
         Ok(Decoded { layout: self, id })
@@ -73,7 +84,7 @@ pub struct Segment<'a> {
 }
 
 impl<'a> Segment<'a> {
-    /// `sign`, `timestamp`, or a field's name.
+    /// `sign`, `unused`, `timestamp`, or a field's name.
     pub fn name(&self) -> &'a str {
         self.name
     }
@@ -144,15 +155,21 @@ impl<'a> Decoded<'a> {
         alloc::format!("{:064b}", self.id.get())
     }
 
-    /// The breakdown: the sign bit (when the layout has one), the timestamp
-    /// and every field, most significant first; together they cover all 64 bits.
+    /// The breakdown: the sign bit (when the layout has one) or the unused top
+    /// bits (of a layout narrower than 63 bits), the timestamp and every
+    /// field, most significant first; together they cover all 64 bits.
     pub fn segments(&self) -> Vec<Segment<'a>> {
         let mut out = Vec::with_capacity(self.layout.fields().len() + 2);
-        if self.layout.has_sign_bit() {
+        let bits = self.layout.bits();
+        if bits < 64 {
             out.push(Segment {
-                name: Layout::SIGN_FIELD,
-                bits: 1,
-                value: self.id.get() >> 63,
+                name: if bits == 63 {
+                    Layout::SIGN_FIELD
+                } else {
+                    Layout::UNUSED_FIELD
+                },
+                bits: 64 - bits,
+                value: self.id.get() >> bits,
             });
         }
         out.push(Segment {

@@ -89,6 +89,12 @@ pub(crate) enum Repr {
         id: u64,
         layout: String,
     },
+    TooWide {
+        id: u64,
+        layout: String,
+        bits: u8,
+        max: u64,
+    },
     InvalidLayout {
         message: String,
     },
@@ -168,7 +174,7 @@ impl Error {
                 Some(field)
             }
             Repr::InvalidWindow { .. } => Some("from"),
-            Repr::InvalidText { .. } | Repr::SignBitSet { .. } => Some("id"),
+            Repr::InvalidText { .. } | Repr::SignBitSet { .. } | Repr::TooWide { .. } => Some("id"),
             Repr::InvalidLayout { .. } | Repr::UnknownLayout { .. } | Repr::NoSequence { .. } => {
                 Some("layout")
             }
@@ -318,10 +324,20 @@ impl fmt::Display for Error {
                 "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0 to {}",
                 i64::MAX
             ),
+            Repr::TooWide {
+                id,
+                layout,
+                bits,
+                max,
+            } => write!(
+                f,
+                "id {id} has bits set above its lowest {bits}, but layout {layout} uses only \
+                 {bits} bits and keeps the rest 0; its IDs are 0 to {max}"
+            ),
             Repr::InvalidLayout { message } => write!(f, "invalid layout: {message}"),
             Repr::UnknownLayout { name } => write!(
                 f,
-                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon) \
+                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon, js53) \
                  or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12"
             ),
             Repr::NoSequence { layout } => write!(

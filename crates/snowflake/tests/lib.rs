@@ -174,10 +174,11 @@ fn bounds_cover_the_window_and_reject_bad_windows() {
 }
 
 fn arb_layout() -> impl Strategy<Value = Layout> {
-    let preset = (0usize..5).prop_map(|i| Layout::presets()[i].clone());
+    let preset = (0usize..Layout::presets().len()).prop_map(|i| Layout::presets()[i].clone());
     let custom = (
         1u8..=63,
-        0u8..=1,
+        // How many top bits are not used: none, the sign bit, or more.
+        prop_oneof![Just(0u8), Just(1u8), 2u8..=40],
         prop::collection::vec(1u8..=16, 0..5),
         any::<bool>(),
         -1i64 << 40..1i64 << 41,
@@ -224,6 +225,17 @@ proptest! {
         let pairs: Vec<(&str, u64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let id = layout.compose(ts, &pairs).unwrap();
         prop_assert!(id <= layout.max_id());
+        if layout.bits() < 64 {
+            prop_assert_eq!(id.get() >> layout.bits(), 0);
+        }
+        // Exactly the IDs above the layout's width are refused.
+        let above = layout.max_id().get().checked_add(1 + (seed >> layout.bits().min(63)));
+        if let Some(above) = above {
+            let err = layout.decode(Id::new(above)).unwrap_err();
+            prop_assert_eq!(err.field(), Some("id"));
+        }
+        prop_assert!(layout.decode(layout.max_id()).is_ok());
+        prop_assert_eq!(layout.is_js_safe(), layout.bits() <= 53);
         let d = layout.decode(id).unwrap();
         let floored = ts - (ts - layout.epoch_ms()) % layout.tick_ms() as i64;
         prop_assert_eq!(d.timestamp_ms(), floored);
