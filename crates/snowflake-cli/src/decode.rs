@@ -9,8 +9,9 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 
-use snowflake::{Error, Id, Layout, TextForm};
+use snowflake::{Clock, Error, Id, Layout, Readings, SystemClock, TextForm};
 use snowflake_server::bulk::{self, Format, Records, Tokens};
+use snowflake_server::input::all_layouts;
 
 use crate::args::{DecodeArgs, text_form};
 use crate::failure::Failure;
@@ -22,6 +23,10 @@ const BUFFER: usize = 1 << 16;
 
 pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
     let form = text_form(args.format.as_deref())?;
+    let l = &args.layout;
+    if all_layouts(&l.layout, l.epoch.as_deref(), l.tick_ms.as_deref())? {
+        return every_preset(args, form);
+    }
     let layout = args.layout.resolve()?;
     let stdin = io::stdin();
     let stream = match args.ids.as_slice() {
@@ -70,6 +75,35 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
             }
         ))),
     }
+}
+
+/// `--layout all`: each ID given read under every preset, judged against
+/// the system clock's now.
+fn every_preset(args: &DecodeArgs, form: Option<TextForm>) -> Result<(), Failure> {
+    let refuse = |allowed| Failure::Usage(Error::invalid_value("layout", "all", allowed));
+    if args.ids.is_empty() || args.ids.iter().any(|id| id == "-") {
+        return Err(refuse(
+            "all reads IDs given as arguments; a stream takes one layout",
+        ));
+    }
+    if args.csv {
+        return Err(refuse("all has a text and a JSON form (--json), not CSV"));
+    }
+    let presets = Layout::presets();
+    let now = SystemClock.now_ms();
+    let mut text = String::new();
+    for raw in &args.ids {
+        let all = Readings::new(&presets, Id::parse_as(raw, form)?, now);
+        if args.json {
+            text.push_str(&json_line(&all));
+        } else {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&render::readings(&all));
+        }
+    }
+    emit(&text)
 }
 
 /// IDs given as arguments: every one must decode, or nothing is printed.

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use snowflake::{Bounds, Decoded, Layout, TextForm, UnixMillis};
+use snowflake::{Bounds, Decoded, Layout, Readings, TextForm, UnixMillis};
 
 const RESET: &str = "\x1b[0m";
 /// One colour per segment, cycled: sign, timestamp, then the fields.
@@ -120,10 +120,15 @@ pub fn layouts(layouts: &[Layout]) -> String {
         "width",
         "JS-safe (under 2^53)",
     ];
+    table(&header, &rows)
+}
+
+/// Columns padded to their widest cell, two spaces apart.
+fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
     let mut widths = header.map(str::len);
-    for row in &rows {
+    for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
+            *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
@@ -138,9 +143,48 @@ pub fn layouts(layouts: &[Layout]) -> String {
         out.push_str(text.trim_end());
         out.push('\n');
     };
-    line(&header);
-    for row in &rows {
+    line(header);
+    for row in rows {
         line(&row.each_ref().map(String::as_str));
     }
+    out
+}
+
+/// One ID under every preset: a line saying when it was judged, then a row
+/// per layout with its time, verdict and why.
+pub fn readings(all: &Readings<'_>) -> String {
+    let rows: Vec<[String; 5]> = all
+        .readings()
+        .iter()
+        .map(|r| {
+            let platform = r.layout().platform().map_or_else(
+                || "-".to_string(),
+                |p| {
+                    format!(
+                        "{} (since {})",
+                        p.name(),
+                        &UnixMillis(p.launched_ms()).to_string()[..10]
+                    )
+                },
+            );
+            [
+                r.layout().name().into_owned(),
+                platform,
+                r.decoded()
+                    .map_or_else(|| "-".to_string(), |d| d.time().to_string()),
+                r.verdict().to_string(),
+                r.reason().unwrap_or("").to_string(),
+            ]
+        })
+        .collect();
+    let mut out = format!(
+        "{} under every preset, judged at {}:\n",
+        all.id(),
+        UnixMillis(all.now_ms())
+    );
+    out.push_str(&table(
+        &["layout", "platform", "time", "verdict", "why"],
+        &rows,
+    ));
     out
 }

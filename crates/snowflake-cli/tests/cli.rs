@@ -951,3 +951,67 @@ fn a_clean_stream_exits_0_and_reads_the_named_form() {
         .success()
         .stdout("line,id,timestamp_ms,time,datacenter,machine,sequence,error\n");
 }
+
+#[test]
+fn layout_all_reads_an_id_under_every_preset() {
+    let out = stdout_of(&["decode", "--layout", "all", "175928847299117063"]);
+    let mut lines = out.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("175928847299117063 under every preset, judged at ")
+    );
+    assert!(lines.next().unwrap().starts_with("layout "));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 6, "{out}");
+    assert!(
+        rows[1].starts_with("discord    Discord (since 2015-01-01)"),
+        "{out}"
+    );
+    assert!(
+        rows[1].contains("2016-04-30T11:18:25.796Z  possible"),
+        "{out}"
+    );
+    // Mastodon's milliseconds put it in 2055: the future, for decades yet.
+    assert!(
+        rows[4].contains("implausible  its time, 2055-01-25T03:39:30.946Z, is in the future"),
+        "{out}"
+    );
+    assert!(
+        rows[5].contains("impossible   id 175928847299117063 has bits set above its lowest 53"),
+        "{out}"
+    );
+
+    let json = stdout_of(&["decode", "--layout", "all", "--json", "1", "2"]);
+    let docs: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[1]["id"], "2");
+    assert_eq!(docs[0]["readings"][0]["layout"], "twitter");
+    // Twitter's epoch plus 1 ms is 2010-11-04: after its launch day began.
+    assert_eq!(docs[0]["readings"][0]["verdict"], "possible");
+
+    for (args, message) in [
+        (
+            &["decode", "--layout", "all", "--epoch", "0", "1"][..],
+            "leave out the epoch and the tick",
+        ),
+        (
+            &["decode", "--layout", "all", "-"][..],
+            "all reads IDs given as arguments",
+        ),
+        (&["decode", "--layout", "all", "--csv", "1"][..], "not CSV"),
+    ] {
+        let assert = snowflake()
+            .args(args)
+            .write_stdin("1\n")
+            .assert()
+            .code(2)
+            .stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}

@@ -10,9 +10,9 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use snowflake::{Clock, Id, Layout, TextForm};
+use snowflake::{Clock, Id, Layout, Readings, TextForm};
 
-use crate::input::{parse_time, resolve_layout};
+use crate::input::{all_layouts, parse_time, resolve_layout};
 use crate::problem::Problem;
 use crate::state::AppState;
 
@@ -128,27 +128,39 @@ pub async fn compose(
     decoded_json(&layout, id)
 }
 
-/// Decode an ID (decimal or 0x hexadecimal).
+/// Decode an ID (decimal or 0x hexadecimal); `layout=all` reads it under
+/// every preset and judges each reading.
 #[utoipa::path(get, path = "/api/v1/decode/{id}", tag = "ids",
     params(
         ("id" = String, Path, description = "decimal or 0x hexadecimal"),
-        ("layout" = Option<String>, Query, description = "preset name or custom layout"),
+        ("layout" = Option<String>, Query, description = "preset name or custom layout; `all` for every preset at once"),
         ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
         ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
         ("format" = Option<String>, Query, description = "read the ID in this text form: decimal, hex, base32, base62, base58; without it, decimal or 0x hex"),
     ),
     responses(
-        (status = 200, description = "the breakdown", body = crate::schema::DecodedSchema),
+        (status = 200, description = "the breakdown; with layout=all, every preset's reading of the ID", content(
+            (crate::schema::DecodedSchema = "application/json"),
+            (crate::schema::ReadingsSchema = "application/json"),
+        )),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn decode(
+    State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
     only(&params, &["layout", "epoch", "tick_ms", "format"])?;
-    let layout = layout_of(&params)?;
     let form = text_form(&params)?;
+    let get = |name: &str| params.get(name).map(String::as_str);
+    if all_layouts(get("layout").unwrap_or(""), get("epoch"), get("tick_ms"))? {
+        let id = Id::parse_as(id.trim(), form)?;
+        let presets = Layout::presets();
+        let all = Readings::new(&presets, id, state.clock().now_ms());
+        return Ok(Json(all).into_response());
+    }
+    let layout = layout_of(&params)?;
     decoded_json(&layout, Id::parse_as(id.trim(), form)?)
 }
 

@@ -11,7 +11,7 @@ use utoipa::OpenApi;
 use crate::problem::Problem;
 use crate::schema::{
     BadRecordSchema, BoundsSchema, BulkItemSchema, DecodedSchema, IdsSchema, LayoutSchema,
-    SegmentSchema, StatusSchema, TextSchema,
+    ReadingSchema, ReadingsSchema, SegmentSchema, StatusSchema, TextSchema,
 };
 use crate::state::AppState;
 
@@ -51,6 +51,8 @@ pub async fn openapi() -> Response {
         TextSchema,
         BadRecordSchema,
         BulkItemSchema,
+        ReadingSchema,
+        ReadingsSchema,
         BoundsSchema,
         LayoutSchema,
         IdsSchema,

@@ -58,6 +58,40 @@ pub struct TextSchema {
     base58: String,
 }
 
+/// One preset's reading of an ID.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Reading)]
+pub struct ReadingSchema {
+    #[schema(example = "discord")]
+    layout: String,
+    /// Who uses the preset.
+    #[schema(example = "Discord")]
+    platform: Option<String>,
+    /// When the platform's IDs began; earlier times are implausible.
+    #[schema(example = "2015-01-01T00:00:00.000Z")]
+    launched: Option<String>,
+    /// `impossible` (the layout cannot decode the ID), `implausible` (a time
+    /// in the future, or before the platform began) or `possible`.
+    #[schema(example = "possible")]
+    verdict: String,
+    /// Why it is impossible or implausible; null when possible.
+    reason: Option<String>,
+    /// The breakdown; null when impossible.
+    decoded: Option<DecodedSchema>,
+}
+
+/// An ID read under every preset (`layout=all`).
+#[derive(Serialize, ToSchema)]
+#[schema(as = Readings)]
+pub struct ReadingsSchema {
+    #[schema(example = "175928847299117063")]
+    id: String,
+    /// The time the readings were judged at.
+    now_ms: i64,
+    now: String,
+    readings: Vec<ReadingSchema>,
+}
+
 /// An ID of a bulk request that could not be decoded.
 #[derive(Serialize, ToSchema)]
 #[schema(as = BadRecord)]

@@ -873,3 +873,62 @@ async fn bulk_decode_refuses_what_it_cannot_read() {
         "too large",
     );
 }
+
+#[tokio::test]
+async fn layout_all_reads_an_id_under_every_preset_against_the_servers_clock() {
+    // The service's clock, not the machine's, decides what is the future.
+    let clock = Arc::new(snowflake::ManualClock::new(1_735_689_600_000)); // 2025-01-01
+    let router = app(
+        Arc::new(AppState::new(Standalone::new(generator_on(clock)))),
+        &config(),
+    );
+    let request = Request::get("/api/v1/decode/175928847299117063?layout=all")
+        .body(Body::empty())
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["now"], "2025-01-01T00:00:00.000Z");
+    let verdicts: Vec<(&str, &str)> = v["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["layout"].as_str().unwrap(),
+                r["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("twitter", "possible"),
+            ("discord", "possible"),
+            ("instagram", "possible"),
+            ("sonyflake", "possible"),
+            ("mastodon", "implausible"),
+            ("js53", "impossible"),
+        ]
+    );
+    assert_eq!(v["readings"][1]["platform"], "Discord");
+    assert_eq!(
+        v["readings"][1]["decoded"]["time"],
+        "2016-04-30T11:18:25.796Z"
+    );
+    assert_eq!(v["readings"][5]["decoded"], Value::Null);
+
+    assert_problem(
+        &get("/api/v1/decode/1?layout=all&epoch=0").await,
+        StatusCode::BAD_REQUEST,
+        Some("layout"),
+        "all reads the ID under every preset as it is; leave out the epoch and the tick",
+    );
+    // The ID in another text form, read under every preset too.
+    let v = get("/api/v1/decode/000004ZrREe?layout=ALL&format=base62")
+        .await
+        .json();
+    assert_eq!(v["id"], "4194439168");
+    assert_eq!(v["readings"].as_array().unwrap().len(), 6);
+}
