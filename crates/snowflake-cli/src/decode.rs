@@ -149,11 +149,11 @@ fn records(
     format: Format,
     output: TextForm,
 ) -> Result<u64, Failure> {
-    let stdout = io::BufWriter::with_capacity(BUFFER, io::stdout().lock());
-    let mut records = Records::new(stdout, layout, format, output)?;
+    // Records buffer their output themselves.
+    let mut records = Records::new(io::stdout().lock(), layout, format, output)?;
     let counts = bulk::decode_stream(input, form, None, &mut records, |_, _, _| Ok(()))
         .map_err(io::Error::from)?;
-    records.finish()?;
+    drop(records.finish()?);
     Ok(counts.bad)
 }
 
@@ -170,11 +170,7 @@ fn text(
     let mut bad = 0;
     let mut first = true;
     while let Some(token) = tokens.next_token()? {
-        let decoded = token
-            .text
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|text| layout.decode(Id::parse_as(text, form)?));
+        let decoded = token.id(form).and_then(|id| layout.decode(id));
         match decoded {
             Ok(decoded) => {
                 if !first {

@@ -116,18 +116,7 @@ impl Id {
     /// assert_eq!(snowflake::Id::new(4194439168).to_decimal(&mut buf), "4194439168");
     /// ```
     pub fn to_decimal(self, buf: &mut [u8; 20]) -> &str {
-        let mut n = self.0;
-        let mut i = buf.len();
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        // Only ASCII digits were written.
-        core::str::from_utf8(&buf[i..]).unwrap_or("")
+        TextForm::Decimal.encode(self, buf)
     }
 }
 

@@ -3,6 +3,7 @@
 //! write and read IDs the same way.
 
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
@@ -95,6 +96,57 @@ const BASE32_DIGITS: [u8; 256] = {
     t[b'o' as usize] = 0;
     t
 };
+
+/// Writes `n` in radix `R` at the end of `buf`, at least `width` digits;
+/// returns where the digits start.
+fn radix_digits<const R: u64>(
+    mut n: u64,
+    alphabet: &[u8],
+    width: usize,
+    buf: &mut [u8; TextForm::MAX_LEN],
+) -> usize {
+    let mut i = buf.len();
+    while n > 0 || buf.len() - i < width {
+        i -= 1;
+        buf[i] = alphabet[(n % R) as usize];
+        n /= R;
+    }
+    i
+}
+
+/// "00" to "99", so that decimal digits are written two at a time.
+const PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Writes `n` in decimal into `buf`, ending just before `end`; returns
+/// where it starts.
+fn decimal_digits(mut n: u64, buf: &mut [u8; TextForm::MAX_LEN], end: usize) -> usize {
+    let mut i = end;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i] = PAIRS[pair];
+        buf[i + 1] = PAIRS[pair + 1];
+    }
+    if n >= 10 {
+        i -= 2;
+        buf[i] = PAIRS[n as usize * 2];
+        buf[i + 1] = PAIRS[n as usize * 2 + 1];
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    i
+}
 
 /// Why a text is not an ID in a form; worded by [`Error`]'s `Display`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,29 +276,60 @@ impl TextForm {
     /// assert_eq!(TextForm::Base32.encode(Id::new(0), &mut buf), "0000000000000");
     /// ```
     pub fn encode(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &str {
-        let alphabet: &[u8] = match self {
-            TextForm::Decimal => b"0123456789",
-            TextForm::Hex => b"0123456789abcdef",
-            TextForm::Base32 => BASE32,
-            TextForm::Base62 => BASE62,
-            TextForm::Base58 => BASE58,
-        };
-        let radix = self.radix();
-        let width = self.fixed_width().unwrap_or(1);
-        let mut n = id.get();
-        let mut i = buf.len();
-        while n > 0 || buf.len() - i < width {
-            i -= 1;
-            buf[i] = alphabet[(n % radix) as usize];
-            n /= radix;
-        }
-        if self == TextForm::Hex {
-            i -= 2;
-            buf[i] = b'0';
-            buf[i + 1] = b'x';
-        }
         // Only ASCII from the alphabets was written.
-        core::str::from_utf8(&buf[i..]).unwrap_or("")
+        core::str::from_utf8(self.encode_bytes(id, buf)).unwrap_or("")
+    }
+
+    /// Appends `id` in this form to `out`: what [`TextForm::encode`] writes,
+    /// without checking it is UTF-8 again, for output built as bytes.
+    ///
+    /// ```
+    /// let mut row = b"id=".to_vec();
+    /// snowflake::TextForm::Base62.write_into(62.into(), &mut row);
+    /// assert_eq!(row, b"id=00000000010");
+    /// ```
+    pub fn write_into(self, id: Id, out: &mut Vec<u8>) {
+        let mut buf = [0u8; TextForm::MAX_LEN];
+        out.extend_from_slice(self.encode_bytes(id, &mut buf));
+    }
+
+    /// Writes `id` in this form at the start of `buf` and returns its length:
+    /// for output assembled in place, a row at a time, with no copy per value.
+    ///
+    /// ```
+    /// let mut buf = [0u8; snowflake::TextForm::MAX_LEN];
+    /// let len = snowflake::TextForm::Decimal.write_front(4194439168.into(), &mut buf);
+    /// assert_eq!(&buf[..len], b"4194439168");
+    /// ```
+    pub fn write_front(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> usize {
+        if self == TextForm::Decimal {
+            let n = id.get();
+            let len = n.checked_ilog10().map_or(1, |log| log as usize + 1);
+            decimal_digits(n, buf, len);
+            return len;
+        }
+        let start = buf.len() - self.encode_bytes(id, buf).len();
+        buf.copy_within(start.., 0);
+        buf.len() - start
+    }
+
+    /// The encoder behind both: each radix a constant, so that the divisions
+    /// compile to multiplications (a bulk decode writes several numbers per ID).
+    fn encode_bytes(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &[u8] {
+        let n = id.get();
+        let start = match self {
+            TextForm::Decimal => decimal_digits(n, buf, TextForm::MAX_LEN),
+            TextForm::Hex => {
+                let i = radix_digits::<16>(n, b"0123456789abcdef", 1, buf);
+                buf[i - 2] = b'0';
+                buf[i - 1] = b'x';
+                i - 2
+            }
+            TextForm::Base32 => radix_digits::<32>(n, BASE32, 13, buf),
+            TextForm::Base62 => radix_digits::<62>(n, BASE62, 11, buf),
+            TextForm::Base58 => radix_digits::<58>(n, BASE58, 1, buf),
+        };
+        &buf[start..]
     }
 
     /// Reads an ID written in this form, with an error that names the input,
@@ -273,43 +356,82 @@ impl TextForm {
         self.parse_digits(input, digits)
     }
 
-    fn parse_digits(self, input: &str, digits: &str) -> Result<Id, Error> {
-        let fail = |problem| {
-            Err(Error::new(Repr::InvalidText {
-                value: input.to_string(),
-                form: self,
-                problem,
-            }))
-        };
+    /// The value of `digits` in this form, or what is wrong with them and,
+    /// for a bad character, at which byte.
+    fn value_of(self, digits: &[u8]) -> Result<u64, (TextProblem, usize)> {
         if digits.is_empty() {
-            return fail(TextProblem::Empty);
+            return Err((TextProblem::Empty, 0));
         }
-        if let Some(width) = self.fixed_width() {
-            if digits.len() > width {
-                return fail(TextProblem::TooLong(digits.chars().count()));
+        if self.fixed_width().is_some_and(|width| digits.len() > width) {
+            return Err((TextProblem::TooLong(digits.len()), 0));
+        }
+        // Up to 19 decimal digits cannot overflow: the common case, without
+        // a check per digit.
+        if self == TextForm::Decimal && digits.len() <= 19 {
+            let mut value: u64 = 0;
+            for &byte in digits {
+                let digit = byte.wrapping_sub(b'0');
+                if digit > 9 {
+                    return self.slow_value_of(digits);
+                }
+                value = value * 10 + u64::from(digit);
             }
+            return Ok(value);
         }
+        self.slow_value_of(digits)
+    }
+
+    fn slow_value_of(self, digits: &[u8]) -> Result<u64, (TextProblem, usize)> {
         let radix = self.radix();
         let mut value: u64 = 0;
-        for (at, byte) in digits.bytes().enumerate() {
+        for (at, &byte) in digits.iter().enumerate() {
             let digit = self.digit(byte);
             if digit == NONE {
                 if at == 0 && byte == b'-' && digits.len() > 1 {
-                    return fail(TextProblem::Negative);
+                    return Err((TextProblem::Negative, 0));
                 }
-                // The first character at fault, whole even if it is not ASCII.
-                let c = digits[at..].chars().next().unwrap_or('?');
-                return fail(TextProblem::BadChar(c));
+                return Err((TextProblem::BadChar('?'), at));
             }
-            value = match value
+            value = value
                 .checked_mul(radix)
                 .and_then(|v| v.checked_add(u64::from(digit)))
-            {
-                Some(v) => v,
-                None => return fail(TextProblem::TooLarge),
-            };
+                .ok_or((TextProblem::TooLarge, 0))?;
         }
-        Ok(Id::new(value))
+        Ok(value)
+    }
+
+    fn parse_digits(self, input: &str, digits: &str) -> Result<Id, Error> {
+        self.value_of(digits.as_bytes())
+            .map(Id::new)
+            .map_err(|(problem, at)| {
+                let problem = match problem {
+                    // The character at fault, whole even if it is not ASCII.
+                    TextProblem::BadChar(_) => {
+                        TextProblem::BadChar(digits[at..].chars().next().unwrap_or('?'))
+                    }
+                    TextProblem::TooLong(_) => TextProblem::TooLong(digits.chars().count()),
+                    other => other,
+                };
+                Error::new(Repr::InvalidText {
+                    value: input.to_string(),
+                    form: self,
+                    problem,
+                })
+            })
+    }
+
+    /// The ID in `input` if it is well formed, without building an error;
+    /// `None` sends the caller to the `&str` parser for the message.
+    fn parse_fast(form: Option<TextForm>, input: &[u8]) -> Option<Id> {
+        let hex = input
+            .strip_prefix(b"0x")
+            .or_else(|| input.strip_prefix(b"0X"));
+        let (form, digits) = match (form, hex) {
+            (None | Some(TextForm::Hex), Some(hex)) => (TextForm::Hex, hex),
+            (None, None) => (TextForm::Decimal, input),
+            (Some(form), _) => (form, input),
+        };
+        form.value_of(digits).ok().map(Id::new)
     }
 
     /// Decimal, or hexadecimal after `0x`: the forms [`Id::parse`] recognises
@@ -409,13 +531,39 @@ impl Id {
             None => TextForm::parse_auto(input),
         }
     }
+
+    /// [`Id::parse_as`] for bytes read from a file or a socket: a well-formed
+    /// ID is read without checking the bytes are UTF-8 first (each form's
+    /// alphabet is ASCII); anything else gets the same error as the text would.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// assert_eq!(Id::parse_bytes(b"0xff", None)?.get(), 255);
+    /// assert_eq!(Id::parse_bytes(b"21", Some(TextForm::Base58))?.get(), 58);
+    /// let err = Id::parse_bytes(b"\xff", None).unwrap_err();
+    /// assert!(err.to_string().contains("an ID is text in UTF-8"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse_bytes(input: &[u8], form: Option<TextForm>) -> Result<Id, Error> {
+        if let Some(id) = TextForm::parse_fast(form, input) {
+            return Ok(id);
+        }
+        match core::str::from_utf8(input) {
+            Ok(text) => Id::parse_as(text, form),
+            Err(_) => Err(Error::invalid_value(
+                "id",
+                &alloc::format!("{:?}", String::from_utf8_lossy(input)),
+                "an ID is text in UTF-8",
+            )),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use alloc::format;
-    use alloc::vec::Vec;
     use proptest::prelude::*;
 
     /// The plain definition of each form, for the fast encoder to agree with.
@@ -590,7 +738,9 @@ mod tests {
 
         #[test]
         fn parsers_never_panic_and_errors_name_the_id(s in "\\PC{0,24}") {
+            prop_assert_eq!(Id::parse_bytes(s.as_bytes(), None), Id::parse_as(&s, None));
             for form in TextForm::ALL {
+                prop_assert_eq!(Id::parse_bytes(s.as_bytes(), Some(form)), form.parse(&s));
                 match form.parse(&s) {
                     Ok(id) => prop_assert!(form.parse(&id.to_text(form)).unwrap() == id),
                     Err(err) => {

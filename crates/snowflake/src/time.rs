@@ -31,6 +31,35 @@ impl UnixMillis {
     /// assert_eq!(UnixMillis(1288834975657).to_rfc3339(&mut buf), "2010-11-04T01:42:55.657Z");
     /// ```
     pub fn to_rfc3339(self, buf: &mut [u8; UnixMillis::MAX_LEN]) -> &str {
+        let len = self.write_front(buf);
+        // Only ASCII digits and separators were written.
+        core::str::from_utf8(&buf[..len]).unwrap_or("")
+    }
+
+    /// Appends the date to `out`, as [`UnixMillis::to_rfc3339`] writes it.
+    ///
+    /// ```
+    /// let mut row = Vec::new();
+    /// snowflake::UnixMillis(0).write_into(&mut row);
+    /// assert_eq!(row, b"1970-01-01T00:00:00.000Z");
+    /// ```
+    pub fn write_into(self, out: &mut alloc::vec::Vec<u8>) {
+        let mut buf = [0u8; UnixMillis::MAX_LEN];
+        let len = self.write_front(&mut buf);
+        out.extend_from_slice(&buf[..len]);
+    }
+
+    /// Writes the date at the start of `buf` and returns its length, for
+    /// output assembled in place.
+    ///
+    /// ```
+    /// use snowflake::UnixMillis;
+    ///
+    /// let mut buf = [0u8; UnixMillis::MAX_LEN];
+    /// let len = UnixMillis(0).write_front(&mut buf);
+    /// assert_eq!(&buf[..len], b"1970-01-01T00:00:00.000Z");
+    /// ```
+    pub fn write_front(self, buf: &mut [u8; UnixMillis::MAX_LEN]) -> usize {
         let days = self.0.div_euclid(MS_PER_DAY);
         let ms_of_day = self.0.rem_euclid(MS_PER_DAY);
         let (year, month, day) = civil_from_days(days);
@@ -62,9 +91,7 @@ impl UnixMillis {
             put_digits(buf, &mut at, value, width);
         }
         buf[at] = b'Z';
-        at += 1;
-        // Only ASCII digits and separators were written.
-        core::str::from_utf8(&buf[..at]).unwrap_or("")
+        at + 1
     }
 }
 
@@ -77,6 +104,14 @@ impl fmt::Display for UnixMillis {
 
 /// Writes `value` as exactly `width` decimal digits at `buf[*at..]`.
 fn put_digits(buf: &mut [u8], at: &mut usize, mut value: u64, width: usize) {
+    if width == 2 {
+        // Most fields of a date are two digits: unrolled.
+        let (tens, ones) = (value / 10 % 10, value % 10);
+        buf[*at] = b'0' + tens as u8;
+        buf[*at + 1] = b'0' + ones as u8;
+        *at += 2;
+        return;
+    }
     for i in (0..width).rev() {
         buf[*at + i] = b'0' + (value % 10) as u8;
         value /= 10;
