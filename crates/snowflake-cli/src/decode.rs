@@ -15,7 +15,8 @@ use snowflake_server::input::all_layouts;
 
 use crate::args::{DecodeArgs, text_form};
 use crate::failure::Failure;
-use crate::{emit, json_line, render};
+use crate::output::{emit, json_line, report};
+use crate::render;
 
 /// Large enough that reading and writing cost a system call per few
 /// thousand IDs.
@@ -184,7 +185,7 @@ fn text(
                 // What went before is on stdout first, so the two read in order
                 // when they share a terminal.
                 out.flush()?;
-                crate::report(&format!("line {}: {err}", token.line));
+                report(&format!("line {}: {err}", token.line));
             }
         }
     }

@@ -12,11 +12,11 @@ mod decode;
 mod failure;
 mod generate;
 mod manual;
+mod output;
 mod render;
 mod serve;
 mod sql;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -24,6 +24,7 @@ use snowflake::{Clock, Layout, SystemClock, TextForm};
 
 use args::{Cli, ClusterCommand, Command};
 use failure::Failure;
+use output::{emit, json_line, report};
 use snowflake_server::input::{self, parse_fields};
 
 fn main() -> ExitCode {
@@ -48,27 +49,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// One line on stderr. Input echoed in it is shown with its control
-/// characters escaped, so a value such as `\e[31m` cannot drive the
-/// terminal or split the line.
-#[allow(clippy::print_stderr)]
-pub(crate) fn report(line: &str) {
-    eprintln!("{}", escape_controls(line));
-}
-
-fn escape_controls(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
-}
-
 /// Help and version go to stdout with status 0; every usage error is one
 /// line on stderr with status 2: clap's message, with what it lists on the
 /// following lines (allowed values, missing arguments) folded into it.
@@ -89,21 +69,6 @@ fn clap_exit(err: clap::Error) -> ExitCode {
         .collect();
     report(&line.join(" "));
     ExitCode::from(2)
-}
-
-/// Writes everything at once, so that an error never leaves half an answer
-/// on stdout, and a closed pipe (`| head`) is not an error.
-pub(crate) fn emit(text: &str) -> Result<(), Failure> {
-    let mut out = anstream::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    Ok(out.flush()?)
-}
-
-pub(crate) fn json_line(value: &impl serde::Serialize) -> String {
-    // Serialising these types cannot fail: no maps with non-string keys.
-    let mut line = serde_json::to_string(value).unwrap_or_default();
-    line.push('\n');
-    line
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -164,14 +129,5 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         super::Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(
-            super::escape_controls("count \u{1b}[31mRED\n is not allowed"),
-            "count \\u{1b}[31mRED\\n is not allowed"
-        );
-        assert_eq!(super::escape_controls("Maschinen-ID 32"), "Maschinen-ID 32");
     }
 }

@@ -1,7 +1,6 @@
 //! The JSON API under `/api/v1`. Parameters are text until the core's parsers
 //! read them, so the API and the CLI report bad input in the same words.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
@@ -12,14 +11,13 @@ use axum::routing::get;
 use axum::{Json, Router};
 use snowflake::{Clock, Id, Layout, Readings, TextForm};
 
-use crate::input::{all_layouts, parse_time, resolve_layout};
+use crate::input::{all_layouts, parse_time};
+use crate::params::{layout_of, only, params, text_form};
 use crate::problem::Problem;
 use crate::state::AppState;
 
 /// The most IDs one request may ask for.
 pub const MAX_COUNT: u64 = 100_000;
-
-type Params = BTreeMap<String, String>;
 
 /// Parameters that are not field values.
 const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
@@ -32,55 +30,6 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/v1/layouts", get(layouts))
         .route("/api/v1/ids", get(ids).post(ids))
         .merge(crate::bulk_api::routes())
-}
-
-/// The query's parameters; one given twice is an error, as in the CLI,
-/// rather than silently the last one.
-pub(crate) fn params(
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<Params, Problem> {
-    let Query(pairs) = query.map_err(|err| {
-        Problem::bad_request("query", format!("the query string is malformed: {err}"))
-    })?;
-    let mut params = Params::new();
-    for (name, value) in pairs {
-        if params.contains_key(&name) {
-            let detail = format!("{name} is given more than once; give each parameter once");
-            return Err(Problem::bad_request(&name, detail));
-        }
-        params.insert(name, value);
-    }
-    Ok(params)
-}
-
-/// Refuses parameters a route does not take, instead of ignoring them.
-pub(crate) fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
-    match params.keys().find(|k| !allowed.contains(&k.as_str())) {
-        None => Ok(()),
-        Some(name) => Err(Problem::bad_request(
-            name,
-            format!(
-                "this route takes no parameter {name:?}; it takes {}",
-                allowed.join(", ")
-            ),
-        )),
-    }
-}
-
-pub(crate) fn layout_of(params: &Params) -> Result<Layout, Problem> {
-    Ok(resolve_layout(
-        params.get("layout").map_or("twitter", String::as_str),
-        params.get("epoch").map(String::as_str),
-        params.get("tick_ms").map(String::as_str),
-    )?)
-}
-
-/// `format=`: a text form by name, checked by the core's parser.
-pub(crate) fn text_form(params: &Params) -> Result<Option<TextForm>, Problem> {
-    Ok(params
-        .get("format")
-        .map(|name| name.parse::<TextForm>())
-        .transpose()?)
 }
 
 fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {

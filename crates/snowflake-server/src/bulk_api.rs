@@ -10,8 +10,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use snowflake::{Id, Layout, TextForm};
 
-use crate::api::{layout_of, only, params, text_form};
 use crate::bulk::{self, Format, Records, StreamError};
+use crate::params::{layout_of, only, params, text_form};
 use crate::problem::Problem;
 
 /// The most IDs one request may hold.

@@ -38,6 +38,7 @@ mod health;
 pub mod input;
 mod openapi;
 mod page;
+mod params;
 mod problem;
 mod schema;
 mod serve;

@@ -3,7 +3,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::text::{TextForm, TextProblem};
 use crate::time::UnixMillis;
 
 /// Everything that can go wrong in this crate, as one opaque value.
@@ -22,6 +21,16 @@ use crate::time::UnixMillis;
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Repr>);
+
+/// Why a text is not an ID in a form; worded by `Error`'s `Display`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextProblem {
+    Empty,
+    Negative,
+    BadChar(char),
+    TooLong(usize),
+    TooLarge,
+}
 
 /// The broad class of an [`Error`], for callers that branch on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,8 +91,10 @@ pub(crate) enum Repr {
     },
     InvalidText {
         value: String,
-        form: TextForm,
+        form: &'static str,
+        allowed: &'static str,
         problem: TextProblem,
+        hint: bool,
     },
     SignBitSet {
         id: u64,
@@ -317,8 +328,30 @@ impl fmt::Display for Error {
             Repr::InvalidText {
                 value,
                 form,
+                allowed,
                 problem,
-            } => form.describe(f, value, *problem),
+                hint,
+            } => {
+                match problem {
+                    TextProblem::Empty => write!(f, "id {value:?} is empty")?,
+                    TextProblem::Negative => write!(f, "id {value:?} is negative")?,
+                    TextProblem::BadChar(c) => {
+                        write!(f, "id {value:?} is not {form}: {c:?} is not allowed")?;
+                    }
+                    TextProblem::TooLong(n) => {
+                        write!(f, "id {value:?} is not {form}: it is {n} characters long")?;
+                    }
+                    TextProblem::TooLarge => write!(
+                        f,
+                        "id {value:?} does not fit in 64 bits; IDs are 0 to 18446744073709551615"
+                    )?,
+                }
+                write!(f, "; {allowed}")?;
+                if *hint {
+                    f.write_str(" (name the form to read base32, base62 or base58)")?;
+                }
+                Ok(())
+            }
             Repr::SignBitSet { id, layout } => write!(
                 f,
                 "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0 to {}",

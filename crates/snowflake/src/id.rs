@@ -2,12 +2,11 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::error::Error;
-use crate::text::TextForm;
 
 /// A 64-bit Snowflake ID.
 ///
 /// It parses from decimal or `0x` hexadecimal and prints as decimal; the
-/// other text forms (base32, base62, base58) are in [`TextForm`]. With the
+/// other text forms (base32, base62, base58) are in `TextForm`. With the
 /// `serde` feature it serialises as a decimal string, because JavaScript
 /// numbers lose precision above 2^53, and deserialises from such a string or
 /// from an integer.
@@ -41,22 +40,6 @@ impl Id {
     /// ```
     pub const fn get(self) -> u64 {
         self.0
-    }
-
-    /// Parses decimal or `0x` hexadecimal. This is the one ID parser: `FromStr`,
-    /// `TryFrom<&str>`, serde, the CLI and the HTTP API all call it, and
-    /// [`Id::parse_as`] for the other [`TextForm`]s, which it never guesses.
-    ///
-    /// ```
-    /// use snowflake::Id;
-    ///
-    /// assert_eq!(Id::parse("0x10")?.get(), 16);
-    /// let err = Id::parse("18446744073709551616").unwrap_err();
-    /// assert!(err.to_string().contains("does not fit in 64 bits"));
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn parse(input: &str) -> Result<Id, Error> {
-        TextForm::parse_auto(input)
     }
 }
 
@@ -103,20 +86,6 @@ impl fmt::LowerHex for Id {
 impl fmt::UpperHex for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::UpperHex::fmt(&self.0, f)
-    }
-}
-
-/// Helper for callers that want the decimal form without allocating.
-impl Id {
-    /// Writes the decimal digits into `buf` and returns them; 20 bytes hold
-    /// every `u64`. Servers use it to stream IDs without a `String` per ID.
-    ///
-    /// ```
-    /// let mut buf = [0u8; 20];
-    /// assert_eq!(snowflake::Id::new(4194439168).to_decimal(&mut buf), "4194439168");
-    /// ```
-    pub fn to_decimal(self, buf: &mut [u8; 20]) -> &str {
-        TextForm::Decimal.encode(self, buf)
     }
 }
 

@@ -198,7 +198,7 @@ mod tests {
         // 2^41 ms after 2024-01-01: the time field's end.
         assert_eq!(js53.last_timestamp_ms(), 1704067200000 + (1i64 << 41) - 1);
         assert_eq!(
-            alloc::string::ToString::to_string(&crate::UnixMillis(js53.last_timestamp_ms())),
+            alloc::string::ToString::to_string(&crate::time::UnixMillis(js53.last_timestamp_ms())),
             "2093-09-06T15:47:35.551Z"
         );
         assert_eq!((js53.node_count(), js53.ids_per_tick()), (64, Some(64)));

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
-use crate::error::{Error, Repr};
+use crate::error::{Error, Repr, TextProblem};
 use crate::id::Id;
 
 /// How an ID is written as text.
@@ -146,16 +146,6 @@ fn decimal_digits(mut n: u64, buf: &mut [u8; TextForm::MAX_LEN], end: usize) -> 
         buf[i] = b'0' + n as u8;
     }
     i
-}
-
-/// Why a text is not an ID in a form; worded by [`Error`]'s `Display`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TextProblem {
-    Empty,
-    Negative,
-    BadChar(char),
-    TooLong(usize),
-    TooLarge,
 }
 
 impl TextForm {
@@ -414,8 +404,12 @@ impl TextForm {
                 };
                 Error::new(Repr::InvalidText {
                     value: input.to_string(),
-                    form: self,
+                    form: self.name(),
+                    allowed: self.allowed(),
                     problem,
+                    // Letters in what was read as a number: maybe another form.
+                    hint: matches!(self, TextForm::Decimal | TextForm::Hex)
+                        && matches!(problem, TextProblem::BadChar(_)),
                 })
             })
     }
@@ -445,36 +439,6 @@ impl TextForm {
             None => TextForm::Decimal.parse_digits(input, input),
         }
     }
-
-    pub(crate) fn describe(
-        self,
-        f: &mut fmt::Formatter<'_>,
-        value: &str,
-        problem: TextProblem,
-    ) -> fmt::Result {
-        let name = self.name();
-        match problem {
-            TextProblem::Empty => write!(f, "id {value:?} is empty")?,
-            TextProblem::Negative => write!(f, "id {value:?} is negative")?,
-            TextProblem::BadChar(c) => {
-                write!(f, "id {value:?} is not {name}: {c:?} is not allowed")?;
-            }
-            TextProblem::TooLong(n) => {
-                write!(f, "id {value:?} is not {name}: it is {n} characters long")?;
-            }
-            TextProblem::TooLarge => write!(
-                f,
-                "id {value:?} does not fit in 64 bits; IDs are 0 to 18446744073709551615"
-            )?,
-        }
-        write!(f, "; {}", self.allowed())?;
-        if matches!(self, TextForm::Decimal | TextForm::Hex)
-            && matches!(problem, TextProblem::BadChar(_))
-        {
-            f.write_str(" (name the form to read base32, base62 or base58)")?;
-        }
-        Ok(())
-    }
 }
 
 impl fmt::Display for TextForm {
@@ -502,6 +466,33 @@ impl FromStr for TextForm {
 }
 
 impl Id {
+    /// Parses decimal or `0x` hexadecimal. This is the one ID parser: `FromStr`,
+    /// `TryFrom<&str>`, serde, the CLI and the HTTP API all call it, and
+    /// [`Id::parse_as`] for the other [`TextForm`]s, which it never guesses.
+    ///
+    /// ```
+    /// use snowflake::Id;
+    ///
+    /// assert_eq!(Id::parse("0x10")?.get(), 16);
+    /// let err = Id::parse("18446744073709551616").unwrap_err();
+    /// assert!(err.to_string().contains("does not fit in 64 bits"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(input: &str) -> Result<Id, Error> {
+        TextForm::parse_auto(input)
+    }
+
+    /// Writes the decimal digits into `buf` and returns them; 20 bytes hold
+    /// every `u64`. Servers use it to stream IDs without a `String` per ID.
+    ///
+    /// ```
+    /// let mut buf = [0u8; 20];
+    /// assert_eq!(snowflake::Id::new(4194439168).to_decimal(&mut buf), "4194439168");
+    /// ```
+    pub fn to_decimal(self, buf: &mut [u8; 20]) -> &str {
+        TextForm::Decimal.encode(self, buf)
+    }
+
     /// The ID written in a text form.
     ///
     /// ```
@@ -685,7 +676,7 @@ mod tests {
         for (form, input, expected) in cases {
             let err = form.parse(input).unwrap_err();
             assert_eq!(err.field(), Some("id"));
-            assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+            assert_eq!(err.kind(), crate::error::ErrorKind::InvalidInput);
             assert!(
                 err.to_string().contains(expected),
                 "{form} {input:?}: {err}"
