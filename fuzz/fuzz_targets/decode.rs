@@ -1,5 +1,5 @@
 //! `Layout::decode` for every preset and any 64-bit ID: it never panics,
-//! refuses only a set sign bit, and its segments, fields and JSON agree with
+//! refuses only a set sign bit or bits above a narrow layout's width, and its segments, fields and JSON agree with
 //! the ID's bits.
 //!
 //! Read an artifact with `cargo fuzz fmt decode <artifact>`.
@@ -12,7 +12,7 @@ use snowflake::{Id, Layout};
 use snowflake_fuzz::check_decode;
 
 // Built once: rebuilding the five presets would cost more than the decode.
-static PRESETS: LazyLock<[Layout; 5]> = LazyLock::new(Layout::presets);
+static PRESETS: LazyLock<[Layout; Layout::PRESETS.len()]> = LazyLock::new(Layout::presets);
 
 fuzz_target!(|input: (u8, u64)| {
     let (index, id) = input;

@@ -1,5 +1,5 @@
 //! `Layout::parse`, the one layout parser behind the CLI's `--layout` and the
-//! HTTP API: it never panics, what it accepts fills 63 or 64 bits and reads
+//! HTTP API: it never panics, what it accepts fills at most 64 bits and reads
 //! back from its own spec or name, and composing then decoding through it
 //! gives back the parts.
 //!

@@ -9,10 +9,8 @@ use snowflake::{Decoded, Id, Layout};
 pub fn check_shape(layout: &Layout) {
     let field_bits: u32 = layout.fields().iter().map(|f| u32::from(f.bits())).sum();
     let total = u32::from(layout.time_bits()) + field_bits;
-    assert!(
-        total == 63 || total == 64,
-        "{layout:?}: widths add up to {total}"
-    );
+    assert!(total <= 64, "{layout:?}: widths add up to {total}");
+    assert_eq!(u32::from(layout.bits()), total, "{layout:?}");
     assert_eq!(layout.has_sign_bit(), total == 63, "{layout:?}");
     assert_eq!(u32::from(layout.time_shift()), field_bits, "{layout:?}");
 
@@ -30,11 +28,7 @@ pub fn check_shape(layout: &Layout) {
         assert_eq!(layout.field(field.name()), Some(field));
     }
 
-    let max_id = if layout.has_sign_bit() {
-        i64::MAX as u64
-    } else {
-        u64::MAX
-    };
+    let max_id = (u128::pow(2, total) - 1) as u64;
     assert_eq!(layout.max_id(), Id::new(max_id), "{layout:?}");
 
     let node_bits: u32 = layout.node_fields().map(|f| u32::from(f.bits())).sum();
@@ -76,22 +70,20 @@ pub fn check_time_range(layout: &Layout) {
     }
 }
 
-/// Decoding any ID: it fails only on a set sign bit, and otherwise reads back
+/// Decoding any ID: it fails only on a bit set above the layout's width
+/// (the sign bit, or a narrow layout's unused bits), and otherwise reads back
 /// into the parts that compose the same ID, in the one JSON shape.
 pub fn check_decode(layout: &Layout, id: Id) {
-    let sign_set = id.get() >> 63 != 0;
+    let too_wide = u32::from(layout.bits()) < 64 && id.get() >> layout.bits() != 0;
     let decoded = match layout.decode(id) {
         Ok(decoded) => decoded,
         Err(err) => {
-            assert!(layout.has_sign_bit() && sign_set, "{layout:?} {id}: {err}");
+            assert!(too_wide, "{layout:?} {id}: {err}");
             assert_eq!(err.field(), Some("id"), "{err}");
             return;
         }
     };
-    assert!(
-        !(layout.has_sign_bit() && sign_set),
-        "{layout:?} decoded {id}"
-    );
+    assert!(!too_wide, "{layout:?} decoded {id}");
     assert_eq!(decoded.id(), id);
 
     let binary = decoded.binary();
@@ -135,7 +127,8 @@ pub fn check_decode(layout: &Layout, id: Id) {
 }
 
 /// The segments cover all 64 bits, most significant first: the sign bit when
-/// the layout has one, the timestamp, then every field.
+/// the layout has one (the unused bits of a narrower one), the timestamp,
+/// then every field.
 fn check_segments(layout: &Layout, decoded: &Decoded<'_>, binary: &str) {
     let segments = decoded.segments();
     let joined: String = segments.iter().map(|s| s.binary()).collect();
@@ -148,14 +141,16 @@ fn check_segments(layout: &Layout, decoded: &Decoded<'_>, binary: &str) {
         );
     }
     let mut names: Vec<&str> = Vec::new();
-    if layout.has_sign_bit() {
-        names.push(Layout::SIGN_FIELD);
+    match layout.bits() {
+        64 => {}
+        63 => names.push(Layout::SIGN_FIELD),
+        _ => names.push(Layout::UNUSED_FIELD),
     }
     names.push(Layout::TIME_FIELD);
     names.extend(layout.fields().iter().map(|f| f.name()));
     let segment_names: Vec<&str> = segments.iter().map(|s| s.name()).collect();
     assert_eq!(segment_names, names);
-    let time = segments[usize::from(layout.has_sign_bit())];
+    let time = segments[usize::from(layout.bits() < 64)];
     assert_eq!(time.value(), decoded.time_units());
 }
 

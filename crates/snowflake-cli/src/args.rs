@@ -7,7 +7,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use snowflake::{Error, Layout};
+use snowflake::{Error, Layout, TextForm};
 
 use snowflake_server::input::{parse_time, resolve_layout};
 
@@ -117,8 +117,8 @@ pub struct ClusterStatusArgs {
 /// Which layout, with optional overrides.
 #[derive(Debug, Args)]
 pub struct LayoutArgs {
-    /// A preset (twitter, discord, instagram, sonyflake, mastodon) or a custom
-    /// layout, most significant first: time:41,datacenter:5,machine:5,sequence:12.
+    /// A preset (twitter, discord, instagram, sonyflake, mastodon, js53) or a
+    /// custom layout, most significant first: time:41,datacenter:5,machine:5,sequence:12.
     #[arg(long, short = 'l', default_value = "twitter", env = "SNOWFLAKE_LAYOUT")]
     pub layout: String,
     /// Override the layout's epoch: Unix milliseconds or an RFC 3339 date.
@@ -293,18 +293,29 @@ pub struct ComposeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write the ID in this text form: decimal, hex, base32, base62, base58.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
-    /// IDs in decimal or 0x hexadecimal.
-    #[arg(required = true, value_name = "ID", allow_negative_numbers = true)]
+    /// IDs in decimal or 0x hexadecimal (or in --format); `-`, or none with
+    /// stdin not a terminal, reads them from stdin, whitespace-separated.
+    #[arg(value_name = "ID", allow_negative_numbers = true)]
     pub ids: Vec<String>,
     #[command(flatten)]
     pub layout: LayoutArgs,
     /// Print one JSON object per ID, one per line.
     #[arg(long)]
     pub json: bool,
+    /// Print CSV: a header row, then one row per ID.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    /// Read IDs in this text form, and write them in it: decimal, hex,
+    /// base32, base62, base58. Without it, decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -326,6 +337,12 @@ impl BoundsArgs {
     pub fn window(&self) -> Result<(i64, i64), Error> {
         Ok((parse_time("from", &self.from)?, parse_time("to", &self.to)?))
     }
+}
+
+/// A `--format` value read by the core's parser, so that the CLI and the
+/// API refuse an unknown form in the same words.
+pub fn text_form(format: Option<&str>) -> Result<Option<TextForm>, Error> {
+    format.map(str::parse).transpose()
 }
 
 #[derive(Debug, Args)]
@@ -357,6 +374,9 @@ pub struct GenerateArgs {
     /// Print each ID's JSON breakdown, one object per line.
     #[arg(long)]
     pub json: bool,
+    /// Write the ID in this text form: decimal, hex, base32, base62, base58.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -18,6 +18,9 @@ pub enum Failure {
     Runtime(String),
     /// Whoever read stdout has gone (`| head`): a quiet, successful end.
     PipeClosed,
+    /// Some of a stream's input was bad and reported as it went: exit
+    /// status 2 after the rest was done.
+    BadInput(String),
 }
 
 impl From<Error> for Failure {

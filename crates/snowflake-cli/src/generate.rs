@@ -4,9 +4,9 @@
 use std::io::{self, IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use snowflake::{FileMarkStore, Generator, SystemClock};
+use snowflake::{FileMarkStore, Generator, SystemClock, TextForm};
 
-use crate::args::GenerateArgs;
+use crate::args::{GenerateArgs, text_form};
 use crate::failure::Failure;
 use snowflake_server::input::parse_fields;
 
@@ -17,6 +17,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     tighten_timer_slack();
     let layout = args.layout.resolve()?;
     let count = args.count;
+    let form = text_form(args.format.as_deref())?.unwrap_or(TextForm::Decimal);
     let node = parse_fields(&layout, &args.node.pairs())?;
     let builder = Generator::builder(layout.clone())
         .node(&node)
@@ -42,6 +43,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         &layout,
         count,
         args.json,
+        form,
         &mut out,
         progress.as_ref(),
     )
@@ -60,11 +62,12 @@ fn write_ids(
     layout: &snowflake::Layout,
     count: u64,
     json: bool,
+    form: TextForm,
     out: &mut impl Write,
     progress: Option<&ProgressBar>,
 ) -> Result<(), Failure> {
     let mut left = count;
-    let mut buf = [0u8; 20];
+    let mut buf = [0u8; TextForm::MAX_LEN];
     while left > 0 {
         let batch = generator.next_ids(left)?;
         let got = batch.len() as u64;
@@ -73,7 +76,7 @@ fn write_ids(
                 serde_json::to_writer(&mut *out, &layout.decode(id)?).map_err(io::Error::from)?;
                 out.write_all(b"\n")?;
             } else {
-                out.write_all(id.to_decimal(&mut buf).as_bytes())?;
+                out.write_all(form.encode(id, &mut buf).as_bytes())?;
                 out.write_all(b"\n")?;
             }
         }

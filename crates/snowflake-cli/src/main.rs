@@ -8,21 +8,23 @@ mod cluster;
 #[cfg(not(feature = "cluster"))]
 #[path = "no_cluster.rs"]
 mod cluster;
+mod decode;
 mod failure;
 mod generate;
 mod manual;
+mod output;
 mod render;
 mod serve;
 mod sql;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use snowflake::{Clock, Id, Layout, SystemClock};
+use snowflake::{Clock, Layout, SystemClock, TextForm};
 
 use args::{Cli, ClusterCommand, Command};
 use failure::Failure;
+use output::{emit, json_line, report};
 use snowflake_server::input::{self, parse_fields};
 
 fn main() -> ExitCode {
@@ -36,7 +38,7 @@ fn main() -> ExitCode {
             report(&format!("error: {err}"));
             ExitCode::from(2)
         }
-        Err(Failure::Unsupported(message)) => {
+        Err(Failure::Unsupported(message)) | Err(Failure::BadInput(message)) => {
             report(&format!("error: {message}"));
             ExitCode::from(2)
         }
@@ -45,27 +47,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// One line on stderr. Input echoed in it is shown with its control
-/// characters escaped, so a value such as `\e[31m` cannot drive the
-/// terminal or split the line.
-#[allow(clippy::print_stderr)]
-fn report(line: &str) {
-    eprintln!("{}", escape_controls(line));
-}
-
-fn escape_controls(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
 }
 
 /// Help and version go to stdout with status 0; every usage error is one
@@ -90,21 +71,6 @@ fn clap_exit(err: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Writes everything at once, so that an error never leaves half an answer
-/// on stdout, and a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), Failure> {
-    let mut out = anstream::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    Ok(out.flush()?)
-}
-
-fn json_line(value: &impl serde::Serialize) -> String {
-    // Serialising these types cannot fail: no maps with non-string keys.
-    let mut line = serde_json::to_string(value).unwrap_or_default();
-    line.push('\n');
-    line
-}
-
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Compose(args) => {
@@ -115,20 +81,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let pairs = args.fields.pairs(args.sequence.as_deref());
             let values = parse_fields(&layout, &pairs)?;
+            let form = args::text_form(args.format.as_deref())?.unwrap_or(TextForm::Decimal);
             let id = layout.compose(timestamp, &values)?;
-            emit(&describe(&layout, id, args.json)?)
+            let decoded = layout.decode(id)?;
+            emit(&if args.json {
+                json_line(&decoded)
+            } else {
+                render::decoded(&decoded, form)
+            })
         }
-        Command::Decode(args) => {
-            let layout = args.layout.resolve()?;
-            let mut text = String::new();
-            for raw in &args.ids {
-                text.push_str(&describe(&layout, Id::parse(raw)?, args.json)?);
-                if !args.json && args.ids.len() > 1 {
-                    text.push('\n');
-                }
-            }
-            emit(&text)
-        }
+        Command::Decode(args) => decode::run(&args),
         Command::Bounds(args) => {
             let layout = args.layout.resolve()?;
             let (from, to) = args.window()?;
@@ -161,15 +123,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-fn describe(layout: &Layout, id: Id, json: bool) -> Result<String, Failure> {
-    let decoded = layout.decode(id)?;
-    Ok(if json {
-        json_line(&decoded)
-    } else {
-        render::decoded(&decoded)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -177,14 +130,5 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         super::Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(
-            super::escape_controls("count \u{1b}[31mRED\n is not allowed"),
-            "count \\u{1b}[31mRED\\n is not allowed"
-        );
-        assert_eq!(super::escape_controls("Maschinen-ID 32"), "Maschinen-ID 32");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use snowflake::{Bounds, Decoded, Layout, UnixMillis};
+use snowflake::{Bounds, Decoded, Layout, Readings, TextForm, UnixMillis};
 
 const RESET: &str = "\x1b[0m";
 /// One colour per segment, cycled: sign, timestamp, then the fields.
@@ -16,13 +16,13 @@ const COLOURS: [&str; 6] = [
     "\x1b[34m", // blue
 ];
 
-/// The ID alone on the first line, then its bits by segment, the time and
-/// each field.
-pub fn decoded(d: &Decoded<'_>) -> String {
+/// The ID alone on the first line (in `form`), then its bits by segment,
+/// the time, each field and the ID's other text forms.
+pub fn decoded(d: &Decoded<'_>, form: TextForm) -> String {
     let segments = d.segments();
     let offset = usize::from(!d.layout().has_sign_bit());
     let colour = |i: usize| COLOURS[(i + offset) % COLOURS.len()];
-    let mut out = format!("{}\n", d.id());
+    let mut out = format!("{}\n", d.id().to_text(form));
     for (i, s) in segments.iter().enumerate() {
         if i > 0 {
             out.push(' ');
@@ -50,7 +50,14 @@ pub fn decoded(d: &Decoded<'_>) -> String {
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "{:<width$} {:#x}", "hex", d.id());
+    for other in [
+        TextForm::Hex,
+        TextForm::Base32,
+        TextForm::Base62,
+        TextForm::Base58,
+    ] {
+        let _ = writeln!(out, "{:<width$} {}", other.name(), d.id().to_text(other));
+    }
     let _ = writeln!(out, "{:<width$} {}", "layout", d.layout());
     out
 }
@@ -67,8 +74,11 @@ pub fn bounds(b: &Bounds) -> String {
     )
 }
 
+/// Milliseconds in a Gregorian year, for lifetimes in years.
+const MS_PER_YEAR: f64 = 365.2425 * 86_400_000.0;
+
 pub fn layouts(layouts: &[Layout]) -> String {
-    let rows: Vec<[String; 7]> = layouts
+    let rows: Vec<[String; 9]> = layouts
         .iter()
         .map(|l| {
             let tick = if l.tick_ms() == 1 {
@@ -76,12 +86,17 @@ pub fn layouts(layouts: &[Layout]) -> String {
             } else {
                 format!(" ({} ms tick)", l.tick_ms())
             };
-            let sign = if l.has_sign_bit() { "sign:1," } else { "" };
+            let top = match l.bits() {
+                64 => String::new(),
+                63 => "sign:1,".into(),
+                bits => format!("unused:{},", 64 - bits),
+            };
+            let years = (l.last_timestamp_ms() - l.epoch_ms()) as f64 / MS_PER_YEAR;
             [
                 l.name().into_owned(),
-                format!("{sign}{}", l.spec()),
+                format!("{top}{}", l.spec()),
                 format!("{}{tick}", UnixMillis(l.epoch_ms())),
-                UnixMillis(l.last_timestamp_ms()).to_string(),
+                format!("{} ({years:.0} years)", UnixMillis(l.last_timestamp_ms())),
                 l.ids_per_ms()
                     .map(|n| format!("{n}"))
                     .unwrap_or_else(|| "-".into()),
@@ -89,6 +104,8 @@ pub fn layouts(layouts: &[Layout]) -> String {
                 l.sequence()
                     .map(|s| s.name().to_string())
                     .unwrap_or_else(|| "-".into()),
+                l.bits().to_string(),
+                if l.is_js_safe() { "yes" } else { "no" }.into(),
             ]
         })
         .collect();
@@ -100,11 +117,18 @@ pub fn layouts(layouts: &[Layout]) -> String {
         "IDs/ms/node",
         "nodes",
         "sequence",
+        "width",
+        "JS-safe (under 2^53)",
     ];
+    table(&header, &rows)
+}
+
+/// Columns padded to their widest cell, two spaces apart.
+fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
     let mut widths = header.map(str::len);
-    for row in &rows {
+    for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
+            *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
@@ -119,9 +143,48 @@ pub fn layouts(layouts: &[Layout]) -> String {
         out.push_str(text.trim_end());
         out.push('\n');
     };
-    line(&header);
-    for row in &rows {
+    line(header);
+    for row in rows {
         line(&row.each_ref().map(String::as_str));
     }
+    out
+}
+
+/// One ID under every preset: a line saying when it was judged, then a row
+/// per layout with its time, verdict and why.
+pub fn readings(all: &Readings<'_>) -> String {
+    let rows: Vec<[String; 5]> = all
+        .readings()
+        .iter()
+        .map(|r| {
+            let platform = r.layout().platform().map_or_else(
+                || "-".to_string(),
+                |p| {
+                    format!(
+                        "{} (since {})",
+                        p.name(),
+                        &UnixMillis(p.launched_ms()).to_string()[..10]
+                    )
+                },
+            );
+            [
+                r.layout().name().into_owned(),
+                platform,
+                r.decoded()
+                    .map_or_else(|| "-".to_string(), |d| d.time().to_string()),
+                r.verdict().to_string(),
+                r.reason().unwrap_or("").to_string(),
+            ]
+        })
+        .collect();
+    let mut out = format!(
+        "{} under every preset, judged at {}:\n",
+        all.id(),
+        UnixMillis(all.now_ms())
+    );
+    out.push_str(&table(
+        &["layout", "platform", "time", "verdict", "why"],
+        &rows,
+    ));
     out
 }

@@ -184,14 +184,98 @@ fn bounds_from_dates_and_ms() {
 #[test]
 fn layouts_table_and_json() {
     let table = stdout_of(&["layouts"]);
-    for name in ["twitter", "discord", "instagram", "sonyflake", "mastodon"] {
+    for name in [
+        "twitter",
+        "discord",
+        "instagram",
+        "sonyflake",
+        "mastodon",
+        "js53",
+    ] {
         assert!(table.contains(name), "{table}");
     }
-    assert!(table.contains("2080-07-10T17:30:30.208Z"));
+    assert!(table.contains("2080-07-10T17:30:30.208Z (70 years)"));
+    let js53 = table.lines().find(|l| l.starts_with("js53 ")).unwrap();
+    let cells: Vec<&str> = js53
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "js53",
+            "unused:11,time:41,worker:6,sequence:6",
+            "2024-01-01T00:00:00.000Z",
+            "2093-09-06T15:47:35.551Z (70 years)",
+            "64",
+            "64",
+            "sequence",
+            "53",
+            "yes"
+        ]
+    );
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("JS-safe (under 2^53)")
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout_of(&["layouts", "--json"])).unwrap();
     assert_eq!(v[0]["nodes"], 1024);
     assert_eq!(v[0]["ids_per_ms"], 4096.0);
     assert_eq!(v[3]["tick_ms"], 10);
+    let safe: Vec<bool> = (0..6).map(|i| v[i]["js_safe"].as_bool().unwrap()).collect();
+    assert_eq!(safe, [false, false, false, false, false, true]);
+    assert_eq!(v[5]["bits"], 53);
+    assert_eq!(v[5]["max_id"], "9007199254740991");
+    assert_eq!(v[0]["max_id"], "9223372036854775807");
+}
+
+#[test]
+fn a_53_bit_layout_composes_decodes_and_generates_numbers_javascript_holds() {
+    let out = stdout_of(&[
+        "compose",
+        "--layout",
+        "js53",
+        "-t",
+        "2024-01-01T00:00:01Z",
+        "-f",
+        "worker=3",
+        "-f",
+        "sequence=5",
+    ]);
+    let id: u64 = out.lines().next().unwrap().parse().unwrap();
+    assert_eq!(id, (1000 << 12) | (3 << 6) | 5);
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("00000000000 "),
+        "{out}"
+    );
+    let generated = stdout_of(&[
+        "generate",
+        "--layout",
+        "js53",
+        "-n",
+        "500",
+        "-f",
+        "worker=63",
+    ]);
+    for line in generated.lines() {
+        let id: u64 = line.parse().unwrap();
+        assert!(id < (1 << 53), "{id}");
+        assert_eq!((id >> 6) & 63, 63);
+    }
+    let assert = snowflake()
+        .args(["decode", "--layout", "js53", "9007199254740992"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr
+            .contains("uses only 53 bits and keeps the rest 0; its IDs are 0 to 9007199254740991"),
+        "{stderr}"
+    );
 }
 
 /// Every kind of bad input: one line on stderr, status 2, nothing on stdout.
@@ -235,15 +319,30 @@ fn bad_input_exits_2_with_one_clear_line() {
             "unknown layout \"flickr\"",
         ),
         (
-            &["compose", "--layout", "time:41,machine:5"],
-            "add up to 46 bits",
+            &["compose", "--layout", "time:41,machine:25"],
+            "add up to 66 bits; an ID holds at most 64",
         ),
         (&["compose", "--tick-ms", "0"], "tick_ms 0 is not allowed"),
         (
             &["decode", "18446744073709551616"],
             "does not fit in 64 bits",
         ),
-        (&["decode", "12ab"], "id \"12ab\" is not a decimal number"),
+        (
+            &["decode", "12ab"],
+            "id \"12ab\" is not decimal: 'a' is not allowed",
+        ),
+        (
+            &["decode", "--format", "base64", "1"],
+            "format base64 is not allowed; a text form is decimal, hex, base32, base62 or base58",
+        ),
+        (
+            &["decode", "--format", "base62", "000000000000"],
+            "id \"000000000000\" is not base62: it is 12 characters long",
+        ),
+        (
+            &["decode", "-", "1"],
+            "- reads IDs from stdin and comes alone",
+        ),
         (&["decode", "-5"], "id \"-5\" is negative"),
         (
             &["decode", "1", "9223372036854775808"],
@@ -296,7 +395,7 @@ fn bad_input_exits_2_with_one_clear_line() {
     // clap's own usage errors are status 2 as well, and one line too.
     for args in [
         &["compose", "--bogus"][..],
-        &["decode"][..],
+        &["decode", "--json", "--csv", "1"][..],
         &["bounds", "--from", "1"][..],
         &["serve", "--log-format", "xml"][..],
     ] {
@@ -719,4 +818,217 @@ fn page_prints_one_self_contained_document() {
     assert!(html.contains("Content-Security-Policy"));
     assert!(html.contains(snowflake_server::content_security_policy()));
     assert!(!html.contains(" src=\"http") && !html.contains(" href=\"http"));
+}
+
+#[test]
+fn text_forms_round_trip_through_compose_decode_and_generate() {
+    let base62 = stdout_of(&[
+        "compose",
+        "-t",
+        "1288834975657",
+        "--machine",
+        "1",
+        "--datacenter",
+        "1",
+        "--format",
+        "base62",
+    ]);
+    let first = base62.lines().next().unwrap();
+    assert_eq!(
+        first,
+        snowflake::Id::new(4194439168).to_text(snowflake::TextForm::Base62)
+    );
+    let decoded = stdout_of(&["decode", "--format", "base62", first, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&decoded).unwrap();
+    assert_eq!(v["id"], "4194439168");
+    assert_eq!(v["text"]["base62"], first);
+    // Crockford's aliases and lower case read as the canonical form.
+    let canonical = v["text"]["base32"].as_str().unwrap().to_string();
+    let sloppy = canonical.to_lowercase().replace('0', "o");
+    let again = stdout_of(&["decode", "--format", "base32", &sloppy, "--json"]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&again).unwrap()["id"],
+        "4194439168"
+    );
+
+    let out = stdout_of(&["generate", "-n", "2000", "--format", "base32"]);
+    let ids: Vec<&str> = out.lines().collect();
+    assert_eq!(ids.len(), 2000);
+    assert!(ids.iter().all(|id| id.len() == 13), "{out}");
+    // Fixed width: the text sorts as the IDs were issued.
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn a_stream_goes_on_past_bad_lines_and_ends_with_status_2() {
+    let input = "1541815603606036480 12ab\n\n0xfa021000\n9223372036854775808\n";
+    let assert = snowflake()
+        .args(["decode", "--csv", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(2);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "line,id,timestamp_ms,time,datacenter,machine,sequence,error"
+    );
+    assert_eq!(
+        lines[1],
+        "1,1541815603606036480,1656432460105,2022-06-28T16:07:40.105Z,11,26,0,"
+    );
+    assert!(
+        lines[2].starts_with("1,12ab,,,,,,\"id \"\"12ab\"\" is not decimal"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[3],
+        "3,4194439168,1288834975657,2010-11-04T01:42:55.657Z,1,1,0,"
+    );
+    assert!(
+        lines[4].starts_with(
+            "4,9223372036854775808,,,,,,\"id 9223372036854775808 has the sign bit set"
+        ),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 5);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr,
+        "error: 2 of the IDs read could not be decoded; see their error records\n"
+    );
+
+    // NDJSON: one record per ID, the bad ones as error records.
+    let assert = snowflake()
+        .args(["decode", "--json", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(2);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let records: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[0]["fields"]["machine"], 26);
+    assert_eq!(records[1]["line"], 1);
+    assert_eq!(records[1]["input"], "12ab");
+    assert_eq!(records[1]["field"], "id");
+    assert_eq!(records[3]["line"], 4);
+
+    // Text: breakdowns on stdout, one stderr line per bad line, numbered.
+    let assert = snowflake()
+        .args(["decode"])
+        .write_stdin(input)
+        .assert()
+        .code(2);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(out.starts_with("1541815603606036480\n"), "{out}");
+    assert!(out.contains("\n\n4194439168\n"), "{out}");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines[0].starts_with("line 1: id \"12ab\" is not decimal"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("line 4: id 9223372036854775808 has the sign bit set"),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[2],
+        "error: 2 of the IDs read could not be decoded; see the lines above"
+    );
+}
+
+#[test]
+fn a_clean_stream_exits_0_and_reads_the_named_form() {
+    let ids: Vec<String> = (0..1000u64)
+        .map(|i| snowflake::Id::new(4194439168 + (i << 22)).to_text(snowflake::TextForm::Base58))
+        .collect();
+    let input = ids.join(" ");
+    let assert = snowflake()
+        .args(["decode", "--csv", "--format", "base58"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stderr("");
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1000);
+    for (i, (row, id)) in rows.iter().zip(&ids).enumerate() {
+        let expected = format!("1,{id},{},", 1288834975657 + i as i64);
+        assert!(row.starts_with(&expected), "{row} vs {expected}");
+    }
+    // Empty input: a header and nothing else.
+    snowflake()
+        .args(["decode", "--csv", "-"])
+        .write_stdin("")
+        .assert()
+        .success()
+        .stdout("line,id,timestamp_ms,time,datacenter,machine,sequence,error\n");
+}
+
+#[test]
+fn layout_all_reads_an_id_under_every_preset() {
+    let out = stdout_of(&["decode", "--layout", "all", "175928847299117063"]);
+    let mut lines = out.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("175928847299117063 under every preset, judged at ")
+    );
+    assert!(lines.next().unwrap().starts_with("layout "));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 6, "{out}");
+    assert!(
+        rows[1].starts_with("discord    Discord (since 2015-01-01)"),
+        "{out}"
+    );
+    assert!(
+        rows[1].contains("2016-04-30T11:18:25.796Z  possible"),
+        "{out}"
+    );
+    // Mastodon's milliseconds put it in 2055: the future, for decades yet.
+    assert!(
+        rows[4].contains("implausible  its time, 2055-01-25T03:39:30.946Z, is in the future"),
+        "{out}"
+    );
+    assert!(
+        rows[5].contains("impossible   id 175928847299117063 has bits set above its lowest 53"),
+        "{out}"
+    );
+
+    let json = stdout_of(&["decode", "--layout", "all", "--json", "1", "2"]);
+    let docs: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[1]["id"], "2");
+    assert_eq!(docs[0]["readings"][0]["layout"], "twitter");
+    // Twitter's epoch plus 1 ms is 2010-11-04: after its launch day began.
+    assert_eq!(docs[0]["readings"][0]["verdict"], "possible");
+
+    for (args, message) in [
+        (
+            &["decode", "--layout", "all", "--epoch", "0", "1"][..],
+            "leave out the epoch and the tick",
+        ),
+        (
+            &["decode", "--layout", "all", "-"][..],
+            "all reads IDs given as arguments",
+        ),
+        (&["decode", "--layout", "all", "--csv", "1"][..], "not CSV"),
+    ] {
+        let assert = snowflake()
+            .args(args)
+            .write_stdin("1\n")
+            .assert()
+            .code(2)
+            .stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
 }

@@ -1,7 +1,6 @@
 //! The JSON API under `/api/v1`. Parameters are text until the core's parsers
 //! read them, so the API and the CLI report bad input in the same words.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
@@ -10,16 +9,15 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use snowflake::{Clock, Id, Layout};
+use snowflake::{Clock, Id, Layout, Readings, TextForm};
 
-use crate::input::{parse_time, resolve_layout};
+use crate::input::{all_layouts, parse_time};
+use crate::params::{layout_of, only, params, text_form};
 use crate::problem::Problem;
 use crate::state::AppState;
 
 /// The most IDs one request may ask for.
 pub const MAX_COUNT: u64 = 100_000;
-
-type Params = BTreeMap<String, String>;
 
 /// Parameters that are not field values.
 const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
@@ -31,45 +29,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
         .route("/api/v1/ids", get(ids).post(ids))
-}
-
-/// The query's parameters; one given twice is an error, as in the CLI,
-/// rather than silently the last one.
-fn params(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<Params, Problem> {
-    let Query(pairs) = query.map_err(|err| {
-        Problem::bad_request("query", format!("the query string is malformed: {err}"))
-    })?;
-    let mut params = Params::new();
-    for (name, value) in pairs {
-        if params.contains_key(&name) {
-            let detail = format!("{name} is given more than once; give each parameter once");
-            return Err(Problem::bad_request(&name, detail));
-        }
-        params.insert(name, value);
-    }
-    Ok(params)
-}
-
-/// Refuses parameters a route does not take, instead of ignoring them.
-fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
-    match params.keys().find(|k| !allowed.contains(&k.as_str())) {
-        None => Ok(()),
-        Some(name) => Err(Problem::bad_request(
-            name,
-            format!(
-                "this route takes no parameter {name:?}; it takes {}",
-                allowed.join(", ")
-            ),
-        )),
-    }
-}
-
-fn layout_of(params: &Params) -> Result<Layout, Problem> {
-    Ok(resolve_layout(
-        params.get("layout").map_or("twitter", String::as_str),
-        params.get("epoch").map(String::as_str),
-        params.get("tick_ms").map(String::as_str),
-    )?)
+        .merge(crate::bulk_api::routes())
 }
 
 fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
@@ -117,26 +77,40 @@ pub async fn compose(
     decoded_json(&layout, id)
 }
 
-/// Decode an ID (decimal or 0x hexadecimal).
+/// Decode an ID (decimal or 0x hexadecimal); `layout=all` reads it under
+/// every preset and judges each reading.
 #[utoipa::path(get, path = "/api/v1/decode/{id}", tag = "ids",
     params(
         ("id" = String, Path, description = "decimal or 0x hexadecimal"),
-        ("layout" = Option<String>, Query, description = "preset name or custom layout"),
+        ("layout" = Option<String>, Query, description = "preset name or custom layout; `all` for every preset at once"),
         ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
         ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
+        ("format" = Option<String>, Query, description = "read the ID in this text form: decimal, hex, base32, base62, base58; without it, decimal or 0x hex"),
     ),
     responses(
-        (status = 200, description = "the breakdown", body = crate::schema::DecodedSchema),
+        (status = 200, description = "the breakdown; with layout=all, every preset's reading of the ID", content(
+            (crate::schema::DecodedSchema = "application/json"),
+            (crate::schema::ReadingsSchema = "application/json"),
+        )),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn decode(
+    State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
-    only(&params, &["layout", "epoch", "tick_ms"])?;
+    only(&params, &["layout", "epoch", "tick_ms", "format"])?;
+    let form = text_form(&params)?;
+    let get = |name: &str| params.get(name).map(String::as_str);
+    if all_layouts(get("layout").unwrap_or(""), get("epoch"), get("tick_ms"))? {
+        let id = Id::parse_as(id.trim(), form)?;
+        let presets = Layout::presets();
+        let all = Readings::new(&presets, id, state.clock().now_ms());
+        return Ok(Json(all).into_response());
+    }
     let layout = layout_of(&params)?;
-    decoded_json(&layout, Id::parse(id.trim())?)
+    decoded_json(&layout, Id::parse_as(id.trim(), form)?)
 }
 
 /// The smallest and largest ID of a time window.
@@ -178,9 +152,12 @@ pub async fn layouts() -> Response {
 
 /// Fresh IDs from this server's generator.
 #[utoipa::path(post, path = "/api/v1/ids", tag = "ids",
-    params(("count" = Option<u64>, Query, description = "1 to 100000, default 1")),
+    params(
+        ("count" = Option<u64>, Query, description = "1 to 100000, default 1"),
+        ("format" = Option<String>, Query, description = "write the IDs in this text form: decimal (the default), hex, base32, base62, base58"),
+    ),
     responses(
-        (status = 200, description = "fresh IDs, as decimal strings; with Accept: text/plain one per line", body = crate::schema::IdsSchema),
+        (status = 200, description = "fresh IDs, as strings in the text form asked for (decimal by default); with Accept: text/plain one per line", body = crate::schema::IdsSchema),
         (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -190,7 +167,8 @@ pub async fn ids(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
-    only(&params, &["count"])?;
+    only(&params, &["count", "format"])?;
+    let form = text_form(&params)?.unwrap_or(TextForm::Decimal);
     let count = match params.get("count") {
         None => 1,
         Some(text) => text
@@ -209,7 +187,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue_async(count, plain).await?;
+    let body = state.issue_async(count, plain, form).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

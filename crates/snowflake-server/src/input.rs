@@ -74,3 +74,34 @@ pub fn parse_fields<'a>(
         .map(|(name, text)| Ok((*name, layout.parse_value(name, text)?)))
         .collect()
 }
+
+/// Whether `layout` asks for every preset at once (`all`, case ignored).
+/// The presets are read as they are, so an epoch or tick given with `all`
+/// is refused rather than ignored.
+///
+/// ```
+/// use snowflake_server::input::all_layouts;
+///
+/// assert!(all_layouts("all", None, None)?);
+/// assert!(!all_layouts("discord", Some("0"), None)?);
+/// let err = all_layouts("ALL", Some("0"), None).unwrap_err();
+/// assert_eq!(err.field(), Some("layout"));
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+pub fn all_layouts(
+    layout: &str,
+    epoch: Option<&str>,
+    tick_ms: Option<&str>,
+) -> Result<bool, Error> {
+    if !layout.trim().eq_ignore_ascii_case("all") {
+        return Ok(false);
+    }
+    if epoch.is_some() || tick_ms.is_some() {
+        return Err(Error::invalid_value(
+            "layout",
+            "all",
+            "all reads the ID under every preset as it is; leave out the epoch and the tick",
+        ));
+    }
+    Ok(true)
+}

@@ -30,12 +30,15 @@
 
 mod api;
 mod app;
+pub mod bulk;
+mod bulk_api;
 mod config;
 mod edge;
 mod health;
 pub mod input;
 mod openapi;
 mod page;
+mod params;
 mod problem;
 mod schema;
 mod serve;

@@ -10,7 +10,8 @@ use utoipa::OpenApi;
 
 use crate::problem::Problem;
 use crate::schema::{
-    BoundsSchema, DecodedSchema, IdsSchema, LayoutSchema, SegmentSchema, StatusSchema,
+    BadRecordSchema, BoundsSchema, BulkItemSchema, DecodedSchema, IdsSchema, LayoutSchema,
+    ReadingSchema, ReadingsSchema, SegmentSchema, StatusSchema, TextSchema,
 };
 use crate::state::AppState;
 
@@ -34,6 +35,7 @@ pub async fn openapi() -> Response {
     paths(
         crate::api::compose,
         crate::api::decode,
+        crate::bulk_api::decode_many,
         crate::api::bounds,
         crate::api::layouts,
         crate::api::ids,
@@ -46,6 +48,11 @@ pub async fn openapi() -> Response {
         Problem,
         DecodedSchema,
         SegmentSchema,
+        TextSchema,
+        BadRecordSchema,
+        BulkItemSchema,
+        ReadingSchema,
+        ReadingsSchema,
         BoundsSchema,
         LayoutSchema,
         IdsSchema,

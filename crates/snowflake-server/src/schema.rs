@@ -37,6 +37,89 @@ pub struct DecodedSchema {
     /// The 64 bits, most significant first.
     binary: String,
     segments: Vec<SegmentSchema>,
+    text: TextSchema,
+}
+
+/// The ID in its other text forms; base32 and base62 are fixed-width, so
+/// their text sorts as the IDs do.
+#[derive(Serialize, ToSchema)]
+#[schema(as = TextForms)]
+pub struct TextSchema {
+    #[schema(example = "0xfa021000")]
+    hex: String,
+    /// Crockford base32, 13 upper-case characters.
+    #[schema(example = "0000003X04400")]
+    base32: String,
+    /// `0-9A-Za-z`, 11 characters.
+    #[schema(example = "000004ZrREe")]
+    base62: String,
+    /// Bitcoin's alphabet, 1 to 11 characters.
+    #[schema(example = "7Pebdh")]
+    base58: String,
+}
+
+/// One preset's reading of an ID.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Reading)]
+pub struct ReadingSchema {
+    #[schema(example = "discord")]
+    layout: String,
+    /// Who uses the preset.
+    #[schema(example = "Discord")]
+    platform: Option<String>,
+    /// When the platform's IDs began; earlier times are implausible.
+    #[schema(example = "2015-01-01T00:00:00.000Z")]
+    launched: Option<String>,
+    /// `impossible` (the layout cannot decode the ID), `implausible` (a time
+    /// in the future, or before the platform began) or `possible`.
+    #[schema(example = "possible")]
+    verdict: String,
+    /// Why it is impossible or implausible; null when possible.
+    reason: Option<String>,
+    /// The breakdown; null when impossible.
+    decoded: Option<DecodedSchema>,
+}
+
+/// An ID read under every preset (`layout=all`).
+#[derive(Serialize, ToSchema)]
+#[schema(as = Readings)]
+pub struct ReadingsSchema {
+    #[schema(example = "175928847299117063")]
+    id: String,
+    /// The time the readings were judged at.
+    now_ms: i64,
+    now: String,
+    readings: Vec<ReadingSchema>,
+}
+
+/// An ID of a bulk request that could not be decoded.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BadRecord)]
+pub struct BadRecordSchema {
+    /// The 1-based line of a text body, or position in a JSON array.
+    line: u64,
+    /// The text as sent.
+    input: String,
+    /// What is wrong with it.
+    #[schema(
+        example = "id \"12ab\" is not decimal: 'a' is not allowed; a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615"
+    )]
+    error: String,
+    /// `id`, or the parameter at fault.
+    field: Option<String>,
+}
+
+/// One record of a bulk decode: a breakdown, or the problem with that ID.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[schema(as = BulkItem)]
+// Only its schema is used: the records are written by `crate::bulk`.
+#[allow(dead_code)]
+pub enum BulkItemSchema {
+    /// The ID decoded.
+    Decoded(DecodedSchema),
+    /// The ID could not be decoded.
+    Bad(BadRecordSchema),
 }
 
 /// The IDs a layout can produce in a window.
@@ -64,6 +147,14 @@ pub struct LayoutSchema {
     epoch: String,
     tick_ms: u64,
     sign_bit: bool,
+    /// How many bits the widths add up to (64 at most); the bits above are 0.
+    #[schema(example = 63)]
+    bits: u8,
+    /// The largest ID, a decimal string.
+    #[schema(example = "9223372036854775807")]
+    max_id: String,
+    /// Whether every ID is at most 2^53 − 1, so JavaScript holds it as a number.
+    js_safe: bool,
     time_bits: u8,
     /// `[name, bits]` pairs, most significant first.
     fields: Vec<(String, u8)>,

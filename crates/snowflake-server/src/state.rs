@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use metrics_exporter_prometheus::PrometheusHandle;
-use snowflake::{Clock, Layout};
+use snowflake::{Clock, Layout, TextForm};
 
 use crate::problem::Problem;
 use snowflake::SharedGenerator;
@@ -96,8 +96,8 @@ impl AppState {
     }
 
     /// `count` fresh IDs as the response body: JSON, or one per line.
-    fn issue(&self, count: u64, plain: bool) -> Result<Vec<u8>, Problem> {
-        self.with_generator(|generator| self.write_ids(generator, count, plain))
+    fn issue(&self, count: u64, plain: bool, form: TextForm) -> Result<Vec<u8>, Problem> {
+        self.with_generator(|generator| self.write_ids(generator, count, plain, form))
     }
 
     /// Issues off the async workers when the batch is large: past one time
@@ -107,12 +107,13 @@ impl AppState {
         self: &Arc<Self>,
         count: u64,
         plain: bool,
+        form: TextForm,
     ) -> Result<Vec<u8>, Problem> {
         if count <= INLINE_COUNT {
-            return self.issue(count, plain);
+            return self.issue(count, plain, form);
         }
         let state = Arc::clone(self);
-        tokio::task::spawn_blocking(move || state.issue(count, plain))
+        tokio::task::spawn_blocking(move || state.issue(count, plain, form))
             .await
             .map_err(|_| {
                 Problem::new(
@@ -128,20 +129,21 @@ impl AppState {
         generator: &SharedGenerator,
         count: u64,
         plain: bool,
+        form: TextForm,
     ) -> Result<Vec<u8>, snowflake::Error> {
         let mut body = Vec::with_capacity(count as usize * 22 + 64);
         if !plain {
             body.extend_from_slice(self.ids_prefix.as_bytes());
         }
         let mut left = count;
-        let mut buf = [0u8; 20];
+        let mut buf = [0u8; TextForm::MAX_LEN];
         let mut first = true;
         while left > 0 {
             let batch = generator.next_ids(left)?;
             left -= batch.len() as u64;
             for id in batch {
                 if plain {
-                    body.extend_from_slice(id.to_decimal(&mut buf).as_bytes());
+                    body.extend_from_slice(form.encode(id, &mut buf).as_bytes());
                     body.push(b'\n');
                 } else {
                     if !first {
@@ -149,7 +151,7 @@ impl AppState {
                     }
                     first = false;
                     body.push(b'"');
-                    body.extend_from_slice(id.to_decimal(&mut buf).as_bytes());
+                    body.extend_from_slice(form.encode(id, &mut buf).as_bytes());
                     body.push(b'"');
                 }
             }

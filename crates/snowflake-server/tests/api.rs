@@ -160,9 +160,9 @@ async fn compose_errors_name_the_field() {
         ),
         ("/api/v1/compose?layout=flickr", "layout", "unknown layout"),
         (
-            "/api/v1/compose?layout=time:41,x:3",
+            "/api/v1/compose?layout=time:41,x:30",
             "layout",
-            "add up to 44 bits",
+            "add up to 71 bits; an ID holds at most 64",
         ),
         (
             "/api/v1/compose?tick_ms=0",
@@ -231,7 +231,7 @@ async fn decode_and_its_errors() {
         &get("/api/v1/decode/abc").await,
         StatusCode::BAD_REQUEST,
         Some("id"),
-        "not a decimal number",
+        "id \"abc\" is not decimal: 'a' is not allowed",
     );
 }
 
@@ -263,8 +263,31 @@ async fn bounds_and_layouts() {
         .collect();
     assert_eq!(
         names,
-        ["twitter", "discord", "instagram", "sonyflake", "mastodon"]
+        [
+            "twitter",
+            "discord",
+            "instagram",
+            "sonyflake",
+            "mastodon",
+            "js53"
+        ]
     );
+    let js53 = &layouts[5];
+    assert_eq!(
+        (
+            &js53["bits"],
+            &js53["js_safe"],
+            &js53["max_id"],
+            &js53["epoch_ms"]
+        ),
+        (
+            &Value::from(53),
+            &Value::from(true),
+            &Value::from("9007199254740991"),
+            &Value::from(1704067200000i64)
+        )
+    );
+    assert_eq!(layouts[1]["js_safe"], false);
 }
 
 #[tokio::test]
@@ -339,8 +362,8 @@ async fn generic_errors_are_problems_too() {
     assert_problem(&reply, StatusCode::METHOD_NOT_ALLOWED, None, "method");
     assert!(reply.headers.contains_key(header::ALLOW));
     let request = Request::post("/api/v1/ids")
-        .header(header::CONTENT_LENGTH, "100000")
-        .body(Body::from(vec![b'x'; 100_000]))
+        .header(header::CONTENT_LENGTH, "600000")
+        .body(Body::from(vec![b'x'; 600_000]))
         .unwrap();
     assert_problem(
         &send_with(&config(), request).await,
@@ -458,6 +481,7 @@ async fn openapi_describes_every_route() {
     for path in [
         "/api/v1/compose",
         "/api/v1/decode/{id}",
+        "/api/v1/decode",
         "/api/v1/bounds",
         "/api/v1/layouts",
         "/api/v1/ids",
@@ -631,4 +655,280 @@ async fn a_source_that_cannot_issue_is_503_with_a_fixed_message() {
     source.revoke_after_issue.store(false, SeqCst);
     let (status, _, _) = call(Method::POST, "/api/v1/ids?count=3").await;
     assert_eq!(status, StatusCode::OK);
+}
+
+async fn post(uri: &str, content_type: &str, accept: &str, body: impl Into<Body>) -> Reply {
+    let request = Request::post(uri)
+        .header(header::CONTENT_TYPE, content_type)
+        .header(header::ACCEPT, accept)
+        .body(body.into())
+        .unwrap();
+    send_with(&config(), request).await
+}
+
+#[tokio::test]
+async fn text_forms_in_breakdowns_and_on_the_ids_and_decode_routes() {
+    use snowflake::{Id, TextForm};
+    let v = get("/api/v1/decode/4194439168").await.json();
+    assert_eq!(
+        v["text"],
+        serde_json::json!({"hex": "0xfa021000", "base32": "0000003X04400", "base62": "000004ZrREe", "base58": "7Pebdh"})
+    );
+    let v = get("/api/v1/decode/000004ZrREe?format=base62").await.json();
+    assert_eq!(v["id"], "4194439168");
+    assert_problem(
+        &get("/api/v1/decode/1?format=base64").await,
+        StatusCode::BAD_REQUEST,
+        Some("format"),
+        "format base64 is not allowed; a text form is decimal, hex, base32, base62 or base58",
+    );
+    let reply = send_with(
+        &config(),
+        Request::post("/api/v1/ids?count=50&format=base32")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let ids: Vec<String> = reply.json()["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 50);
+    for pair in ids.windows(2) {
+        assert_eq!(pair[0].len(), 13);
+        assert!(pair[0] < pair[1], "{pair:?}");
+        let (a, b) = (
+            TextForm::Base32.parse(&pair[0]).unwrap(),
+            TextForm::Base32.parse(&pair[1]).unwrap(),
+        );
+        assert!(a < b);
+    }
+    let request = Request::post("/api/v1/ids?count=3&format=base58")
+        .header(header::ACCEPT, "text/plain")
+        .body(Body::empty())
+        .unwrap();
+    let text = send_with(&config(), request).await.text();
+    for line in text.lines() {
+        let id: Id = TextForm::Base58.parse(line).unwrap();
+        assert_eq!(id.to_text(TextForm::Base58), line);
+    }
+    assert_eq!(text.lines().count(), 3);
+}
+
+#[tokio::test]
+async fn bulk_decode_answers_each_id_in_the_format_asked_for() {
+    let twitter = Layout::twitter();
+    let good = twitter.decode(1541815603606036480.into()).unwrap();
+    let expected_good = serde_json::to_value(good).unwrap();
+
+    // A JSON array in, a JSON array out, one record per ID, in order.
+    let reply = post(
+        "/api/v1/decode",
+        "application/json",
+        "application/json",
+        r#"["1541815603606036480", "12ab", " 0xfa021000 ", "9223372036854775808"]"#,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.content_type, "application/json");
+    let items = reply.json();
+    let items = items.as_array().unwrap();
+    assert_eq!(items.len(), 4);
+    assert_eq!(items[0], expected_good);
+    assert_eq!(items[1]["line"], 2);
+    assert_eq!(items[1]["input"], "12ab");
+    assert_eq!(items[1]["field"], "id");
+    assert!(
+        items[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("id \"12ab\" is not decimal")
+    );
+    assert_eq!(items[2]["id"], "4194439168");
+    assert!(items[3]["error"].as_str().unwrap().contains("sign bit"));
+
+    // Text in, NDJSON out.
+    let reply = post(
+        "/api/v1/decode?layout=discord",
+        "text/plain",
+        "application/x-ndjson",
+        "175928847299117063\n\nnope 0x10\n",
+    )
+    .await;
+    assert_eq!(reply.content_type, "application/x-ndjson");
+    let lines: Vec<Value> = reply
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["timestamp_ms"], 1462015105796i64);
+    assert_eq!(lines[1]["line"], 3);
+    assert_eq!(lines[2]["id"], "16");
+
+    // CSV, with the IDs read and written in base62.
+    let id = snowflake::Id::new(1541815603606036480).to_text(snowflake::TextForm::Base62);
+    let reply = post(
+        "/api/v1/decode?format=base62",
+        "text/plain",
+        "text/csv",
+        format!("{id}\n!\n"),
+    )
+    .await;
+    assert_eq!(reply.content_type, "text/csv; charset=utf-8");
+    let text = reply.text();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        rows[0],
+        "line,id,timestamp_ms,time,datacenter,machine,sequence,error"
+    );
+    assert_eq!(
+        rows[1],
+        format!("1,{id},1656432460105,2022-06-28T16:07:40.105Z,11,26,0,")
+    );
+    assert!(
+        rows[2].starts_with("2,!,,,,,,\"id \"\"!\"\" is not base62"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn bulk_decode_refuses_what_it_cannot_read() {
+    // 10,000 IDs is the most; the largest form of each fits the body limit.
+    let most: Vec<String> = (0..10_000u64).map(|i| (u64::MAX - i).to_string()).collect();
+    let reply = post(
+        "/api/v1/decode?layout=discord",
+        "application/json",
+        "application/json",
+        serde_json::to_string(&most).unwrap(),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json().as_array().unwrap().len(), 10_000);
+    let reply = post(
+        "/api/v1/decode",
+        "text/plain",
+        "application/json",
+        most.join("\n"),
+    )
+    .await;
+    assert_eq!(reply.json().as_array().unwrap().len(), 10_000);
+
+    let too_many = "1\n".repeat(10_001);
+    assert_problem(
+        &post("/api/v1/decode", "text/plain", "application/json", too_many).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Some("body"),
+        "the body holds more than 10000 IDs; send at most 10000 a request",
+    );
+    let too_many = serde_json::to_string(&vec!["1"; 10_001]).unwrap();
+    assert_problem(
+        &post(
+            "/api/v1/decode",
+            "application/json",
+            "application/json",
+            too_many,
+        )
+        .await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Some("body"),
+        "more than 10000 IDs",
+    );
+    assert_problem(
+        &post(
+            "/api/v1/decode",
+            "application/json",
+            "application/json",
+            r#"{"ids": [1]}"#,
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        Some("body"),
+        "the body is not a JSON array of strings",
+    );
+    assert_problem(
+        &post(
+            "/api/v1/decode?count=3",
+            "text/plain",
+            "application/json",
+            "1",
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        Some("count"),
+        "this route takes no parameter \"count\"",
+    );
+    assert_problem(
+        &post(
+            "/api/v1/decode",
+            "text/plain",
+            "application/json",
+            vec![b'1'; 600 * 1024],
+        )
+        .await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        "too large",
+    );
+}
+
+#[tokio::test]
+async fn layout_all_reads_an_id_under_every_preset_against_the_servers_clock() {
+    // The service's clock, not the machine's, decides what is the future.
+    let clock = Arc::new(snowflake::ManualClock::new(1_735_689_600_000)); // 2025-01-01
+    let router = app(
+        Arc::new(AppState::new(Standalone::new(generator_on(clock)))),
+        &config(),
+    );
+    let request = Request::get("/api/v1/decode/175928847299117063?layout=all")
+        .body(Body::empty())
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["now"], "2025-01-01T00:00:00.000Z");
+    let verdicts: Vec<(&str, &str)> = v["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["layout"].as_str().unwrap(),
+                r["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("twitter", "possible"),
+            ("discord", "possible"),
+            ("instagram", "possible"),
+            ("sonyflake", "possible"),
+            ("mastodon", "implausible"),
+            ("js53", "impossible"),
+        ]
+    );
+    assert_eq!(v["readings"][1]["platform"], "Discord");
+    assert_eq!(
+        v["readings"][1]["decoded"]["time"],
+        "2016-04-30T11:18:25.796Z"
+    );
+    assert_eq!(v["readings"][5]["decoded"], Value::Null);
+
+    assert_problem(
+        &get("/api/v1/decode/1?layout=all&epoch=0").await,
+        StatusCode::BAD_REQUEST,
+        Some("layout"),
+        "all reads the ID under every preset as it is; leave out the epoch and the tick",
+    );
+    // The ID in another text form, read under every preset too.
+    let v = get("/api/v1/decode/000004ZrREe?layout=ALL&format=base62")
+        .await
+        .json();
+    assert_eq!(v["id"], "4194439168");
+    assert_eq!(v["readings"].as_array().unwrap().len(), 6);
 }

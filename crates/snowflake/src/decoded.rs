@@ -8,7 +8,8 @@ use crate::time::UnixMillis;
 
 impl Layout {
     /// Decodes an ID: timestamp, time units and every field. For a layout with
-    /// a sign bit, an ID with that bit set is an error, not a negative time.
+    /// a sign bit, an ID with that bit set is an error, not a negative time;
+    /// for a narrower layout, so is an ID with any bit above its width set.
     ///
     /// ```
     /// let twitter = snowflake::Layout::twitter();
@@ -19,10 +20,20 @@ impl Layout {
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn decode(&self, id: Id) -> Result<Decoded<'_>, Error> {
-        if self.has_sign_bit() && id.get() >> 63 != 0 {
-            return Err(Error::new(Repr::SignBitSet {
-                id: id.get(),
-                layout: self.name().into_owned(),
+        if id > self.max_id() {
+            let layout = self.name().into_owned();
+            return Err(Error::new(if self.has_sign_bit() {
+                Repr::SignBitSet {
+                    id: id.get(),
+                    layout,
+                }
+            } else {
+                Repr::TooWide {
+                    id: id.get(),
+                    layout,
+                    bits: self.bits(),
+                    max: self.max_id().get(),
+                }
             }));
         }
         Ok(Decoded { layout: self, id })
@@ -33,7 +44,9 @@ impl Layout {
 ///
 /// With the `serde` feature it serialises to the one JSON shape that the CLI's
 /// `--json` and the HTTP API share:
-/// `{"id","layout","timestamp_ms","time","fields","binary","segments"}`.
+/// `{"id","layout","timestamp_ms","time","fields","binary","segments","text"}`,
+/// where `text` holds the ID's other [`TextForm`](crate::TextForm)s:
+/// `{"hex","base32","base62","base58"}`.
 ///
 /// ```
 /// let twitter = snowflake::Layout::twitter();
@@ -71,7 +84,7 @@ pub struct Segment<'a> {
 }
 
 impl<'a> Segment<'a> {
-    /// `sign`, `timestamp`, or a field's name.
+    /// `sign`, `unused`, `timestamp`, or a field's name.
     pub fn name(&self) -> &'a str {
         self.name
     }
@@ -142,15 +155,21 @@ impl<'a> Decoded<'a> {
         alloc::format!("{:064b}", self.id.get())
     }
 
-    /// The breakdown: the sign bit (when the layout has one), the timestamp
-    /// and every field, most significant first; together they cover all 64 bits.
+    /// The breakdown: the sign bit (when the layout has one) or the unused top
+    /// bits (of a layout narrower than 63 bits), the timestamp and every
+    /// field, most significant first; together they cover all 64 bits.
     pub fn segments(&self) -> Vec<Segment<'a>> {
         let mut out = Vec::with_capacity(self.layout.fields().len() + 2);
-        if self.layout.has_sign_bit() {
+        let bits = self.layout.bits();
+        if bits < 64 {
             out.push(Segment {
-                name: Layout::SIGN_FIELD,
-                bits: 1,
-                value: self.id.get() >> 63,
+                name: if bits == 63 {
+                    Layout::SIGN_FIELD
+                } else {
+                    Layout::UNUSED_FIELD
+                },
+                bits: 64 - bits,
+                value: self.id.get() >> bits,
             });
         }
         out.push(Segment {
@@ -174,6 +193,8 @@ impl<'a> Decoded<'a> {
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{Decoded, Segment};
+    use crate::id::Id;
+    use crate::text::TextForm;
     use alloc::string::ToString;
     use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 
@@ -200,6 +221,25 @@ mod serde_impl {
         }
     }
 
+    /// Every text form but decimal, which is `id` itself.
+    struct Text(Id);
+
+    impl Serialize for Text {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(4))?;
+            let mut buf = [0u8; TextForm::MAX_LEN];
+            for form in [
+                TextForm::Hex,
+                TextForm::Base32,
+                TextForm::Base62,
+                TextForm::Base58,
+            ] {
+                map.serialize_entry(form.name(), form.encode(self.0, &mut buf))?;
+            }
+            map.end()
+        }
+    }
+
     struct Segments<'a>(alloc::vec::Vec<Segment<'a>>);
 
     impl Serialize for Segments<'_> {
@@ -214,7 +254,7 @@ mod serde_impl {
 
     impl Serialize for Decoded<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Decoded", 7)?;
+            let mut s = serializer.serialize_struct("Decoded", 8)?;
             s.serialize_field("id", &self.id)?;
             s.serialize_field("layout", &*self.layout.name())?;
             s.serialize_field("timestamp_ms", &self.timestamp_ms())?;
@@ -222,6 +262,7 @@ mod serde_impl {
             s.serialize_field("fields", &Fields(self))?;
             s.serialize_field("binary", &self.binary())?;
             s.serialize_field("segments", &Segments(self.segments()))?;
+            s.serialize_field("text", &Text(self.id))?;
             s.end()
         }
     }

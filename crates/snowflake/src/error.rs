@@ -22,6 +22,16 @@ use crate::time::UnixMillis;
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Repr>);
 
+/// Why a text is not an ID in a form; worded by `Error`'s `Display`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextProblem {
+    Empty,
+    Negative,
+    BadChar(char),
+    TooLong(usize),
+    TooLarge,
+}
+
 /// The broad class of an [`Error`], for callers that branch on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -79,13 +89,22 @@ pub(crate) enum Repr {
         from: i64,
         to: i64,
     },
-    InvalidId {
+    InvalidText {
         value: String,
-        reason: &'static str,
+        form: &'static str,
+        allowed: &'static str,
+        problem: TextProblem,
+        hint: bool,
     },
     SignBitSet {
         id: u64,
         layout: String,
+    },
+    TooWide {
+        id: u64,
+        layout: String,
+        bits: u8,
+        max: u64,
     },
     InvalidLayout {
         message: String,
@@ -166,7 +185,7 @@ impl Error {
                 Some(field)
             }
             Repr::InvalidWindow { .. } => Some("from"),
-            Repr::InvalidId { .. } | Repr::SignBitSet { .. } => Some("id"),
+            Repr::InvalidText { .. } | Repr::SignBitSet { .. } | Repr::TooWide { .. } => Some("id"),
             Repr::InvalidLayout { .. } | Repr::UnknownLayout { .. } | Repr::NoSequence { .. } => {
                 Some("layout")
             }
@@ -306,16 +325,52 @@ impl fmt::Display for Error {
                 UnixMillis(*from),
                 UnixMillis(*to)
             ),
-            Repr::InvalidId { value, reason } => write!(f, "id {value:?} {reason}"),
+            Repr::InvalidText {
+                value,
+                form,
+                allowed,
+                problem,
+                hint,
+            } => {
+                match problem {
+                    TextProblem::Empty => write!(f, "id {value:?} is empty")?,
+                    TextProblem::Negative => write!(f, "id {value:?} is negative")?,
+                    TextProblem::BadChar(c) => {
+                        write!(f, "id {value:?} is not {form}: {c:?} is not allowed")?;
+                    }
+                    TextProblem::TooLong(n) => {
+                        write!(f, "id {value:?} is not {form}: it is {n} characters long")?;
+                    }
+                    TextProblem::TooLarge => write!(
+                        f,
+                        "id {value:?} does not fit in 64 bits; IDs are 0 to 18446744073709551615"
+                    )?,
+                }
+                write!(f, "; {allowed}")?;
+                if *hint {
+                    f.write_str(" (name the form to read base32, base62 or base58)")?;
+                }
+                Ok(())
+            }
             Repr::SignBitSet { id, layout } => write!(
                 f,
                 "id {id} has the sign bit set, but layout {layout} keeps it 0; its IDs are 0 to {}",
                 i64::MAX
             ),
+            Repr::TooWide {
+                id,
+                layout,
+                bits,
+                max,
+            } => write!(
+                f,
+                "id {id} has bits set above its lowest {bits}, but layout {layout} uses only \
+                 {bits} bits and keeps the rest 0; its IDs are 0 to {max}"
+            ),
             Repr::InvalidLayout { message } => write!(f, "invalid layout: {message}"),
             Repr::UnknownLayout { name } => write!(
                 f,
-                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon) \
+                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon, js53) \
                  or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12"
             ),
             Repr::NoSequence { layout } => write!(

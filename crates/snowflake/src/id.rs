@@ -1,12 +1,12 @@
-use alloc::string::ToString;
 use core::fmt;
 use core::str::FromStr;
 
-use crate::error::{Error, Repr};
+use crate::error::Error;
 
 /// A 64-bit Snowflake ID.
 ///
-/// It parses from decimal or `0x` hexadecimal and prints as decimal. With the
+/// It parses from decimal or `0x` hexadecimal and prints as decimal; the
+/// other text forms (base32, base62, base58) are in `TextForm`. With the
 /// `serde` feature it serialises as a decimal string, because JavaScript
 /// numbers lose precision above 2^53, and deserialises from such a string or
 /// from an integer.
@@ -40,56 +40,6 @@ impl Id {
     /// ```
     pub const fn get(self) -> u64 {
         self.0
-    }
-
-    /// Parses decimal or `0x` hexadecimal. This is the one ID parser: `FromStr`,
-    /// `TryFrom<&str>`, serde, the CLI and the HTTP API all call it.
-    ///
-    /// ```
-    /// use snowflake::Id;
-    ///
-    /// assert_eq!(Id::parse("0x10")?.get(), 16);
-    /// let err = Id::parse("18446744073709551616").unwrap_err();
-    /// assert!(err.to_string().contains("does not fit in 64 bits"));
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn parse(input: &str) -> Result<Id, Error> {
-        let invalid = |reason| {
-            Error::new(Repr::InvalidId {
-                value: input.to_string(),
-                reason,
-            })
-        };
-        let (digits, radix) = match input
-            .strip_prefix("0x")
-            .or_else(|| input.strip_prefix("0X"))
-        {
-            Some(hex) => (hex, 16),
-            None => (input, 10),
-        };
-        if digits.is_empty() {
-            return Err(invalid("is empty; give a decimal or 0x-hexadecimal number"));
-        }
-        if input.starts_with('-') {
-            return Err(invalid("is negative; IDs are 0 to 18446744073709551615"));
-        }
-        let mut value: u64 = 0;
-        for c in digits.chars() {
-            let digit = c.to_digit(radix).ok_or_else(|| {
-                invalid(if radix == 16 {
-                    "is not a hexadecimal number (0-9, a-f after 0x)"
-                } else {
-                    "is not a decimal number (digits 0-9, or 0x for hexadecimal)"
-                })
-            })?;
-            value = value
-                .checked_mul(u64::from(radix))
-                .and_then(|v| v.checked_add(u64::from(digit)))
-                .ok_or_else(|| {
-                    invalid("does not fit in 64 bits; IDs are 0 to 18446744073709551615")
-                })?;
-        }
-        Ok(Id(value))
     }
 }
 
@@ -136,31 +86,6 @@ impl fmt::LowerHex for Id {
 impl fmt::UpperHex for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::UpperHex::fmt(&self.0, f)
-    }
-}
-
-/// Helper for callers that want the decimal form without allocating.
-impl Id {
-    /// Writes the decimal digits into `buf` and returns them; 20 bytes hold
-    /// every `u64`. Servers use it to stream IDs without a `String` per ID.
-    ///
-    /// ```
-    /// let mut buf = [0u8; 20];
-    /// assert_eq!(snowflake::Id::new(4194439168).to_decimal(&mut buf), "4194439168");
-    /// ```
-    pub fn to_decimal(self, buf: &mut [u8; 20]) -> &str {
-        let mut n = self.0;
-        let mut i = buf.len();
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        // Only ASCII digits were written.
-        core::str::from_utf8(&buf[i..]).unwrap_or("")
     }
 }
 

@@ -88,7 +88,9 @@ impl Field {
 /// and the fields below it, most significant first.
 ///
 /// When the widths add up to 63 the top bit is a reserved zero sign bit, so
-/// IDs stay positive as an `i64`; when they add up to 64 there is none.
+/// IDs stay positive as an `i64`; when they add up to 64 there is none. They
+/// may add up to fewer: the bits above are then unused and always zero, so
+/// that, say, a 53-bit layout's IDs fit in a JavaScript number.
 ///
 /// ```
 /// use snowflake::Layout;
@@ -191,9 +193,10 @@ impl LayoutBuilder {
             }
             total += u32::from(*bits);
         }
-        if total != 63 && total != 64 {
+        if total > 64 {
             return Err(Error::invalid_layout(alloc::format!(
-                "the widths add up to {total} bits; they must add up to 63 (with a sign bit) or 64"
+                "the widths add up to {total} bits; an ID holds at most 64 (63 keep a zero \
+                 sign bit, fewer leave the top bits zero)"
             )));
         }
         let mut shift = total as u8;
@@ -234,9 +237,17 @@ fn validate_name(name: &str) -> Result<(), Error> {
             "field name {name:?} must be 1 to 32 characters of a-z, 0-9 and _, starting with a letter"
         )));
     }
-    if name == Layout::TIME_FIELD || name == "time" || name == Layout::SIGN_FIELD {
+    if [
+        Layout::TIME_FIELD,
+        "time",
+        Layout::SIGN_FIELD,
+        Layout::UNUSED_FIELD,
+    ]
+    .contains(&name)
+    {
         return Err(Error::invalid_layout(alloc::format!(
-            "field name {name:?} is reserved; the time field comes first and the sign bit is implied"
+            "field name {name:?} is reserved; the time field comes first, and the sign bit and \
+             unused top bits are implied"
         )));
     }
     Ok(())
@@ -256,6 +267,22 @@ impl Layout {
     /// assert_eq!(snowflake::Layout::SIGN_FIELD, "sign");
     /// ```
     pub const SIGN_FIELD: &str = "sign";
+
+    /// The name of the unused top bits of a layout narrower than 63 bits,
+    /// in breakdowns.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::UNUSED_FIELD, "unused");
+    /// ```
+    pub const UNUSED_FIELD: &str = "unused";
+
+    /// The largest integer a JavaScript number holds exactly, 2^53 − 1
+    /// (`Number.MAX_SAFE_INTEGER`).
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::JS_MAX_SAFE, 9007199254740991);
+    /// ```
+    pub const JS_MAX_SAFE: u64 = (1 << 53) - 1;
 
     /// The field name that marks the sequence in a custom layout.
     ///
@@ -401,7 +428,29 @@ impl Layout {
     /// assert!(!snowflake::Layout::discord().has_sign_bit());
     /// ```
     pub const fn has_sign_bit(&self) -> bool {
-        self.time_shift + self.time_bits == 63
+        self.bits() == 63
+    }
+
+    /// How many bits the widths add up to, 64 at most; the bits above are
+    /// zero in every ID.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::Layout::twitter().bits(), 63);
+    /// assert_eq!(snowflake::Layout::js53().bits(), 53);
+    /// ```
+    pub const fn bits(&self) -> u8 {
+        self.time_shift + self.time_bits
+    }
+
+    /// Whether every ID of the layout is at most 2^53 − 1, so that
+    /// JavaScript can hold it as a number without losing precision.
+    ///
+    /// ```
+    /// assert!(snowflake::Layout::js53().is_js_safe());
+    /// assert!(!snowflake::Layout::twitter().is_js_safe());
+    /// ```
+    pub const fn is_js_safe(&self) -> bool {
+        self.max_id().get() <= Layout::JS_MAX_SAFE
     }
 
     /// The fields below the time field, most significant first.
@@ -483,17 +532,16 @@ impl Layout {
         (i128::from(self.epoch_ms) + span + i128::from(self.tick_ms) - 1) as i64
     }
 
-    /// The largest ID the layout can hold: `i64::MAX` with a sign bit, else `u64::MAX`.
+    /// The largest ID the layout can hold: every one of its [`bits`](Layout::bits)
+    /// set, so `i64::MAX` with a sign bit and `u64::MAX` with all 64.
     ///
     /// ```
     /// assert_eq!(snowflake::Layout::twitter().max_id().get(), i64::MAX as u64);
+    /// assert_eq!(snowflake::Layout::discord().max_id().get(), u64::MAX);
+    /// assert_eq!(snowflake::Layout::js53().max_id().get(), (1 << 53) - 1);
     /// ```
     pub const fn max_id(&self) -> Id {
-        if self.has_sign_bit() {
-            Id::new(i64::MAX as u64)
-        } else {
-            Id::new(u64::MAX)
-        }
+        Id::new(u64::MAX >> (64 - self.bits()))
     }
 
     /// Time units since the epoch for a Unix-millisecond timestamp, floored to
@@ -628,13 +676,16 @@ mod serde_impl {
     /// most significant first.
     impl Serialize for Layout {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Layout", 12)?;
+            let mut s = serializer.serialize_struct("Layout", 16)?;
             s.serialize_field("name", &*self.name())?;
             s.serialize_field("spec", &self.spec())?;
             s.serialize_field("epoch_ms", &self.epoch_ms)?;
             s.serialize_field("epoch", &UnixMillis(self.epoch_ms).to_string())?;
             s.serialize_field("tick_ms", &self.tick_ms)?;
             s.serialize_field("sign_bit", &self.has_sign_bit())?;
+            s.serialize_field("bits", &self.bits())?;
+            s.serialize_field("max_id", &self.max_id())?;
+            s.serialize_field("js_safe", &self.is_js_safe())?;
             s.serialize_field("time_bits", &self.time_bits)?;
             s.serialize_field("fields", &Fields(self))?;
             s.serialize_field("sequence", &self.sequence().map(|f| f.name()))?;

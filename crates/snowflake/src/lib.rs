@@ -64,6 +64,7 @@ mod layout;
 #[cfg(all(test, loom))]
 mod loom_tests;
 mod presets;
+mod readings;
 #[cfg(feature = "std")]
 mod reserve;
 mod spec;
@@ -71,6 +72,7 @@ mod spec;
 mod store;
 #[cfg(feature = "std")]
 mod sync;
+mod text;
 mod time;
 
 #[cfg(feature = "std")]
@@ -86,8 +88,10 @@ pub use error::{Error, ErrorKind};
 pub use generator::{Generator, GeneratorStats, SharedGenerator};
 pub use id::Id;
 pub use layout::{Field, Layout, LayoutBuilder};
+pub use readings::{Platform, Reading, Readings, Verdict};
 #[cfg(feature = "std")]
 pub use store::{FileMarkStore, MarkStore};
+pub use text::TextForm;
 pub use time::UnixMillis;
 
 #[cfg(doctest)]

@@ -22,7 +22,14 @@ impl Layout {
     /// ```
     /// assert_eq!(snowflake::Layout::PRESETS[0], "twitter");
     /// ```
-    pub const PRESETS: [&str; 5] = ["twitter", "discord", "instagram", "sonyflake", "mastodon"];
+    pub const PRESETS: [&str; 6] = [
+        "twitter",
+        "discord",
+        "instagram",
+        "sonyflake",
+        "mastodon",
+        "js53",
+    ];
 
     fn preset_builder(name: &'static str, epoch_ms: i64, time_bits: u8) -> LayoutBuilder {
         Layout::builder()
@@ -104,18 +111,40 @@ impl Layout {
         build(Layout::preset_builder("mastodon", 0, 48).sequence("sequence", 16))
     }
 
+    /// IDs that JavaScript holds exactly as numbers: 53 bits, milliseconds
+    /// since 2024-01-01T00:00:00Z (1704067200000);
+    /// unused 11 | time 41 | worker 6 | sequence 6. 64 workers, 64 IDs a
+    /// millisecond each, until 2093-09-06. The page computes the same layout
+    /// in JavaScript with these numbers.
+    ///
+    /// ```
+    /// let js53 = snowflake::Layout::js53();
+    /// let id = js53.compose(1704067200001, &[("worker", 1), ("sequence", 2)])?;
+    /// assert_eq!(id.get(), (1 << 12) | (1 << 6) | 2);
+    /// assert!(js53.max_id().get() <= snowflake::Layout::JS_MAX_SAFE);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn js53() -> Layout {
+        build(
+            Layout::preset_builder("js53", 1704067200000, 41)
+                .field("worker", 6)
+                .sequence("sequence", 6),
+        )
+    }
+
     /// Every preset, in the order of [`Layout::PRESETS`].
     ///
     /// ```
     /// assert_eq!(snowflake::Layout::presets()[1].name(), "discord");
     /// ```
-    pub fn presets() -> [Layout; 5] {
+    pub fn presets() -> [Layout; 6] {
         [
             Layout::twitter(),
             Layout::discord(),
             Layout::instagram(),
             Layout::sonyflake(),
             Layout::mastodon(),
+            Layout::js53(),
         ]
     }
 
@@ -145,6 +174,7 @@ mod tests {
             "time:41,shard:13,sequence:10",
             "time:39,sequence:8,machine:16",
             "time:48,sequence:16",
+            "time:41,worker:6,sequence:6",
         ];
         for ((layout, spec), name) in Layout::presets().iter().zip(specs).zip(Layout::PRESETS) {
             assert_eq!(layout.spec(), spec);
@@ -152,6 +182,32 @@ mod tests {
             assert!(layout.sequence().is_some());
         }
         let signs: Vec<bool> = Layout::presets().iter().map(|l| l.has_sign_bit()).collect();
-        assert_eq!(signs, [true, false, false, true, false]);
+        assert_eq!(signs, [true, false, false, true, false, false]);
+        let bits: Vec<u8> = Layout::presets().iter().map(|l| l.bits()).collect();
+        assert_eq!(bits, [63, 64, 64, 63, 64, 53]);
+        let js_safe: Vec<bool> = Layout::presets().iter().map(|l| l.is_js_safe()).collect();
+        assert_eq!(js_safe, [false, false, false, false, false, true]);
+    }
+
+    #[test]
+    fn js53_keeps_the_numbers_the_page_uses() {
+        let js53 = Layout::js53();
+        assert_eq!(js53.epoch_ms(), 1704067200000);
+        assert_eq!(js53.tick_ms(), 1);
+        assert_eq!(js53.max_id().get(), 9007199254740991);
+        // 2^41 ms after 2024-01-01: the time field's end.
+        assert_eq!(js53.last_timestamp_ms(), 1704067200000 + (1i64 << 41) - 1);
+        assert_eq!(
+            alloc::string::ToString::to_string(&crate::time::UnixMillis(js53.last_timestamp_ms())),
+            "2093-09-06T15:47:35.551Z"
+        );
+        assert_eq!((js53.node_count(), js53.ids_per_tick()), (64, Some(64)));
+        let last = js53
+            .compose(
+                js53.last_timestamp_ms(),
+                &[("worker", 63), ("sequence", 63)],
+            )
+            .unwrap();
+        assert_eq!(last.get(), Layout::JS_MAX_SAFE);
     }
 }

@@ -16,8 +16,10 @@ impl Layout {
     /// use snowflake::Layout;
     ///
     /// assert_eq!(Layout::parse("discord")?, Layout::discord());
-    /// let err = Layout::parse("time:41,machine:10").unwrap_err();
-    /// assert!(err.to_string().contains("add up to 51 bits"));
+    /// // Narrower than 63 bits: the top 13 bits stay zero.
+    /// assert_eq!(Layout::parse("time:41,machine:10")?.bits(), 51);
+    /// let err = Layout::parse("time:41,machine:30").unwrap_err();
+    /// assert!(err.to_string().contains("add up to 71 bits; an ID holds at most 64"));
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn parse(input: &str) -> Result<Layout, Error> {
@@ -88,6 +90,7 @@ impl FromStr for Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::id::Id;
 
     #[test]
     fn custom_layout_errors_name_the_problem() {
@@ -104,8 +107,13 @@ mod tests {
             ("time:41,machine:11,machine:11", "appears twice"),
             ("time:41,Machine:22", "must be 1 to 32 characters"),
             ("time:41,sign:22", "is reserved"),
+            ("time:41,unused:2", "is reserved"),
             ("time:41,time:22", "time appears twice"),
-            ("time:41,machine:30", "add up to 71 bits"),
+            (
+                "time:41,machine:30",
+                "add up to 71 bits; an ID holds at most 64",
+            ),
+            ("time:62,machine:3", "add up to 65 bits"),
             ("time:64", "it needs 1 to 62"),
             ("time:63", "it needs 1 to 62"),
         ];
@@ -115,6 +123,61 @@ mod tests {
                 Err(err) => assert!(err.to_string().contains(expected), "{input}: {err}"),
             }
         }
+    }
+
+    #[test]
+    fn narrow_layouts_keep_the_top_bits_zero() {
+        let layout = Layout::parse("time:20,worker:3,sequence:4").unwrap();
+        assert_eq!(layout.bits(), 27);
+        assert!(!layout.has_sign_bit());
+        assert!(layout.is_js_safe());
+        assert_eq!(layout.max_id().get(), (1 << 27) - 1);
+        assert_eq!(layout.time_shift(), 7);
+        let id = layout
+            .compose(3, &[("worker", 7), ("sequence", 15)])
+            .unwrap();
+        assert_eq!(id.get(), (3 << 7) | (7 << 4) | 15);
+        let d = layout.decode(id).unwrap();
+        let segments: Vec<(&str, u8, u64)> = d
+            .segments()
+            .iter()
+            .map(|s| (s.name(), s.bits(), s.value()))
+            .collect();
+        assert_eq!(
+            segments,
+            [
+                ("unused", 37, 0),
+                ("timestamp", 20, 3),
+                ("worker", 3, 7),
+                ("sequence", 4, 15)
+            ]
+        );
+        let last = layout
+            .bounds(layout.last_timestamp_ms(), layout.last_timestamp_ms())
+            .unwrap();
+        assert_eq!(last.last(), layout.max_id());
+        for too_wide in [1u64 << 27, u64::MAX, 1 << 63] {
+            let err = layout.decode(Id::new(too_wide)).unwrap_err();
+            assert_eq!(err.field(), Some("id"));
+            assert_eq!(
+                err.to_string(),
+                alloc::format!(
+                    "id {too_wide} has bits set above its lowest 27, but layout \
+                     time:20,worker:3,sequence:4 uses only 27 bits and keeps the rest 0; its IDs \
+                     are 0 to 134217727"
+                )
+            );
+        }
+        // The edges: 63 bits is a sign bit, 64 none, 62 one unused bit.
+        assert!(Layout::parse("time:41,node:22").unwrap().has_sign_bit());
+        assert_eq!(
+            Layout::parse("time:41,node:23").unwrap().max_id().get(),
+            u64::MAX
+        );
+        let d = Layout::parse("time:41,node:21").unwrap();
+        assert_eq!(d.decode(Id::new(1)).unwrap().segments()[0].name(), "unused");
+        assert!(d.decode(Id::new(1 << 62)).is_err());
+        assert!(!d.is_js_safe());
     }
 
     #[test]

@@ -17,25 +17,106 @@ pub struct UnixMillis(pub i64);
 
 const MS_PER_DAY: i64 = 86_400_000;
 
-impl fmt::Display for UnixMillis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl UnixMillis {
+    /// The longest date this writes: `+292278994-08-17T07:12:55.807Z`.
+    pub const MAX_LEN: usize = 30;
+
+    /// Writes the date into `buf` and returns it, without allocating; bulk
+    /// output calls it once per ID, and `Display` is written through it.
+    ///
+    /// ```
+    /// use snowflake::UnixMillis;
+    ///
+    /// let mut buf = [0u8; UnixMillis::MAX_LEN];
+    /// assert_eq!(UnixMillis(1288834975657).to_rfc3339(&mut buf), "2010-11-04T01:42:55.657Z");
+    /// ```
+    pub fn to_rfc3339(self, buf: &mut [u8; UnixMillis::MAX_LEN]) -> &str {
+        let len = self.write_front(buf);
+        // Only ASCII digits and separators were written.
+        core::str::from_utf8(&buf[..len]).unwrap_or("")
+    }
+
+    /// Appends the date to `out`, as [`UnixMillis::to_rfc3339`] writes it.
+    ///
+    /// ```
+    /// let mut row = Vec::new();
+    /// snowflake::UnixMillis(0).write_into(&mut row);
+    /// assert_eq!(row, b"1970-01-01T00:00:00.000Z");
+    /// ```
+    pub fn write_into(self, out: &mut alloc::vec::Vec<u8>) {
+        let mut buf = [0u8; UnixMillis::MAX_LEN];
+        let len = self.write_front(&mut buf);
+        out.extend_from_slice(&buf[..len]);
+    }
+
+    /// Writes the date at the start of `buf` and returns its length, for
+    /// output assembled in place.
+    ///
+    /// ```
+    /// use snowflake::UnixMillis;
+    ///
+    /// let mut buf = [0u8; UnixMillis::MAX_LEN];
+    /// let len = UnixMillis(0).write_front(&mut buf);
+    /// assert_eq!(&buf[..len], b"1970-01-01T00:00:00.000Z");
+    /// ```
+    pub fn write_front(self, buf: &mut [u8; UnixMillis::MAX_LEN]) -> usize {
         let days = self.0.div_euclid(MS_PER_DAY);
         let ms_of_day = self.0.rem_euclid(MS_PER_DAY);
         let (year, month, day) = civil_from_days(days);
         let (hour, rest) = (ms_of_day / 3_600_000, ms_of_day % 3_600_000);
         let (minute, rest) = (rest / 60_000, rest % 60_000);
         let (second, milli) = (rest / 1000, rest % 1000);
+        let mut at = 0;
+        // Years outside 0..=9999 have no room in RFC 3339; ISO 8601's
+        // expanded form (a sign and at least six digits) takes them.
         if (0..=9999).contains(&year) {
-            write!(f, "{year:04}")?;
+            put_digits(buf, &mut at, year as u64, 4);
         } else {
-            // RFC 3339 has no room for these; ISO 8601's expanded form does.
-            write!(f, "{year:+07}")?;
+            let digits = year.unsigned_abs().ilog10() as usize + 1;
+            buf[0] = if year < 0 { b'-' } else { b'+' };
+            at = 1;
+            put_digits(buf, &mut at, year.unsigned_abs(), digits.max(6));
         }
-        write!(
-            f,
-            "-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z"
-        )
+        let rest: [(u8, u64, usize); 6] = [
+            (b'-', u64::from(month), 2),
+            (b'-', u64::from(day), 2),
+            (b'T', hour as u64, 2),
+            (b':', minute as u64, 2),
+            (b':', second as u64, 2),
+            (b'.', milli as u64, 3),
+        ];
+        for (separator, value, width) in rest {
+            buf[at] = separator;
+            at += 1;
+            put_digits(buf, &mut at, value, width);
+        }
+        buf[at] = b'Z';
+        at + 1
     }
+}
+
+impl fmt::Display for UnixMillis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0u8; UnixMillis::MAX_LEN];
+        f.write_str(self.to_rfc3339(&mut buf))
+    }
+}
+
+/// Writes `value` as exactly `width` decimal digits at `buf[*at..]`.
+fn put_digits(buf: &mut [u8], at: &mut usize, mut value: u64, width: usize) {
+    if width == 2 {
+        // Most fields of a date are two digits: unrolled.
+        let (tens, ones) = (value / 10 % 10, value % 10);
+        buf[*at] = b'0' + tens as u8;
+        buf[*at + 1] = b'0' + ones as u8;
+        *at += 2;
+        return;
+    }
+    for i in (0..width).rev() {
+        buf[*at + i] = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
+    *at += width;
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after

@@ -52,13 +52,18 @@ fn json_shape_is_the_documented_one() {
             {"name": "datacenter", "bits": 5, "value": 1, "binary": "00001"},
             {"name": "machine", "bits": 5, "value": 1, "binary": "00001"},
             {"name": "sequence", "bits": 12, "value": 0, "binary": "000000000000"}
-        ]
+        ],
+        "text": {"hex": "0xfa021000", "base32": "0000003X04400", "base62": "000004ZrREe", "base58": "7Pebdh"}
     });
     assert_eq!(json, expected);
     let discord = Layout::discord();
     let json = serde_json::to_value(discord.decode(Id::new(175928847299117063)).unwrap()).unwrap();
     assert_eq!(json["segments"][0]["name"], "timestamp");
     assert_eq!(json["fields"]["increment"], 7);
+    assert_eq!(
+        json["text"],
+        serde_json::json!({"hex": "0x271065ac1020007", "base32": "04W86BB0G4007", "base62": "0Czks0tP37X", "base58": "QgmVVkniES"})
+    );
 }
 
 #[test]
@@ -169,10 +174,11 @@ fn bounds_cover_the_window_and_reject_bad_windows() {
 }
 
 fn arb_layout() -> impl Strategy<Value = Layout> {
-    let preset = (0usize..5).prop_map(|i| Layout::presets()[i].clone());
+    let preset = (0usize..Layout::presets().len()).prop_map(|i| Layout::presets()[i].clone());
     let custom = (
         1u8..=63,
-        0u8..=1,
+        // How many top bits are not used: none, the sign bit, or more.
+        prop_oneof![Just(0u8), Just(1u8), 2u8..=40],
         prop::collection::vec(1u8..=16, 0..5),
         any::<bool>(),
         -1i64 << 40..1i64 << 41,
@@ -219,6 +225,17 @@ proptest! {
         let pairs: Vec<(&str, u64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let id = layout.compose(ts, &pairs).unwrap();
         prop_assert!(id <= layout.max_id());
+        if layout.bits() < 64 {
+            prop_assert_eq!(id.get() >> layout.bits(), 0);
+        }
+        // Exactly the IDs above the layout's width are refused.
+        let above = layout.max_id().get().checked_add(1 + (seed >> layout.bits().min(63)));
+        if let Some(above) = above {
+            let err = layout.decode(Id::new(above)).unwrap_err();
+            prop_assert_eq!(err.field(), Some("id"));
+        }
+        prop_assert!(layout.decode(layout.max_id()).is_ok());
+        prop_assert_eq!(layout.is_js_safe(), layout.bits() <= 53);
         let d = layout.decode(id).unwrap();
         let floored = ts - (ts - layout.epoch_ms()) % layout.tick_ms() as i64;
         prop_assert_eq!(d.timestamp_ms(), floored);

@@ -8,11 +8,6 @@ use std::path::Path;
 use serde_json::Value;
 use snowflake::{Error, Id, Layout};
 
-/// Layouts the core cannot parse yet: narrower than 63 bits (issue 10, item 2).
-/// Their cases are left out of this test, not passed: `not_yet_is_still_true`
-/// fails as soon as the core parses one, so that it is moved back in.
-const NOT_YET: &[&str] = &["js53", "time:31,shard:8,sequence:8"];
-
 fn vectors() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vectors.json");
     let text = std::fs::read_to_string(&path)
@@ -50,10 +45,6 @@ fn layout(case: &Value, key: &str) -> Result<Layout, Error> {
     Ok(layout)
 }
 
-fn not_yet(case: &Value) -> bool {
-    NOT_YET.contains(&string(case, "layout"))
-}
-
 /// Field values by name; a string is text as a user typed it, read with the
 /// one field-value parser.
 fn values(layout: &Layout, case: &Value) -> Result<Vec<(String, u64)>, Error> {
@@ -83,10 +74,22 @@ fn compose(layout: &Layout, case: &Value) -> Result<Id, Error> {
 fn compose_cases_compose_and_decode_back() {
     let v = vectors();
     let mut checked = 0;
-    for case in cases(&v, "compose").iter().filter(|c| !not_yet(c)) {
+    for case in cases(&v, "compose").iter() {
         let layout = layout(case, "layout").unwrap_or_else(|e| panic!("{case}: {e}"));
         let id = compose(&layout, case).unwrap_or_else(|e| panic!("{case}: {e}"));
         assert_eq!(id.to_string(), string(case, "id"), "{case}");
+        // The text forms, as the page writes them.
+        if let Some(forms) = case["text"].as_object() {
+            for (name, text) in forms {
+                let form = snowflake::TextForm::ALL
+                    .into_iter()
+                    .find(|f| f.name() == name)
+                    .unwrap_or_else(|| panic!("{case}: no text form {name}"));
+                let text = text.as_str().expect("a text form is a string");
+                assert_eq!(id.to_text(form), text, "{case}: {name}");
+                assert_eq!(form.parse(text).unwrap(), id, "{case}: {name}");
+            }
+        }
 
         let decoded = layout
             .decode(Id::parse(string(case, "id")).unwrap())
@@ -130,7 +133,7 @@ fn attempt(case: &Value) -> Result<(), Error> {
 fn error_cases_name_the_field_and_the_value() {
     let v = vectors();
     let mut checked = 0;
-    for case in cases(&v, "errors").iter().filter(|c| !not_yet(c)) {
+    for case in cases(&v, "errors").iter() {
         let err = match attempt(case) {
             Ok(()) => panic!("{case} was accepted"),
             Err(err) => err,
@@ -144,25 +147,4 @@ fn error_cases_name_the_field_and_the_value() {
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} error cases checked");
-}
-
-#[test]
-fn not_yet_is_still_true() {
-    for name in NOT_YET {
-        assert!(
-            Layout::parse(name).is_err(),
-            "the core parses {name} now: remove it from NOT_YET in tests/vectors.rs"
-        );
-    }
-    let v = vectors();
-    let left_out = cases(&v, "compose")
-        .iter()
-        .chain(cases(&v, "errors"))
-        .filter(|c| not_yet(c))
-        .count();
-    // An entry that leaves no case out is stale.
-    assert!(
-        left_out > 0,
-        "NOT_YET {NOT_YET:?} names no case in the vectors"
-    );
 }

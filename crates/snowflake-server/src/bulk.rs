@@ -1,0 +1,647 @@
+//! Many IDs at once: the tokenizer and the record writers that `snowflake
+//! decode -` and `POST /api/v1/decode` share, so that a stream on the command
+//! line and a request body give the same records in the same shapes.
+//!
+//! Input is IDs separated by any ASCII whitespace (one per line, or several
+//! on a line). Each ID becomes one record: its breakdown, or, when it is not
+//! an ID, an error record naming the line, the input and what is wrong. One
+//! bad ID never stops the rest.
+//!
+//! Records are written as:
+//! - NDJSON: one breakdown (as `decode --json` prints it) per line, and
+//!   `{"line","input","error","field"}` for a bad one;
+//! - CSV: a header `line,id,timestamp_ms,time,<fields of the layout>,error`,
+//!   then one row per ID; a bad row keeps the input in `id` and the message
+//!   in `error`, the other columns empty;
+//! - JSON: the NDJSON records as one array (the API's default).
+//!
+//! Memory stays constant however long the input: the tokenizer keeps at
+//! most [`MAX_ID_LEN`] bytes of one ID, the writers one row.
+//!
+//! ```
+//! use snowflake::{Layout, TextForm};
+//! use snowflake_server::bulk::{Format, Records, decode_stream};
+//!
+//! let input = "4194439168 12ab\n0xfa021000\n";
+//! let twitter = Layout::twitter();
+//! let mut records = Records::new(Vec::new(), &twitter, Format::Csv, TextForm::Decimal)?;
+//! let counts = decode_stream(input.as_bytes(), None, None, &mut records, |_, _, _| Ok(()))?;
+//! assert_eq!((counts.ok, counts.bad), (2, 1));
+//! let csv = String::from_utf8(records.finish()?).unwrap();
+//! let mut lines = csv.lines();
+//! assert_eq!(lines.next(), Some("line,id,timestamp_ms,time,datacenter,machine,sequence,error"));
+//! assert_eq!(lines.next(), Some("1,4194439168,1288834975657,2010-11-04T01:42:55.657Z,1,1,0,"));
+//! assert!(lines.next().unwrap().starts_with("1,12ab,,,,,,\"id \"\"12ab\"\" is not decimal"));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use std::io::{self, BufRead, Write};
+
+use serde::Serialize;
+use snowflake::{Decoded, Error, Id, Layout, TextForm, UnixMillis};
+
+/// The longest ID text read whole; longer ones become an error record, and
+/// only this much of them is kept.
+pub const MAX_ID_LEN: usize = 256;
+
+/// Room for a CSV row's fixed columns: line, id, sign, timestamp, time and
+/// their commas, at their longest.
+const ROW_FIXED: usize = 3 * (TextForm::MAX_LEN + 1) + 1 + UnixMillis::MAX_LEN + 1;
+
+/// Records are handed to the writer in pieces of about this size.
+const FLUSH_AT: usize = 1 << 16;
+
+/// How records are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON array of records.
+    Json,
+    /// One JSON record per line.
+    Ndjson,
+    /// A header row, then one row per ID.
+    Csv,
+}
+
+/// IDs read one at a time from any reader, with the line each is on.
+#[derive(Debug)]
+pub struct Tokens<R> {
+    reader: R,
+    line: u64,
+    token: Vec<u8>,
+}
+
+/// One whitespace-separated piece of the input.
+#[derive(Debug)]
+pub struct Token<'a> {
+    /// The 1-based line it starts on.
+    pub line: u64,
+    /// The bytes, or why they cannot be an ID at all (too long). They are
+    /// not checked to be UTF-8 here: [`Id::parse_bytes`] does that only for
+    /// an ID it cannot read.
+    pub text: Result<&'a [u8], Error>,
+}
+
+impl Token<'_> {
+    /// The ID in the token, read in `form` (or decimal and `0x` hex).
+    pub fn id(&self, form: Option<TextForm>) -> Result<Id, Error> {
+        match &self.text {
+            Ok(bytes) => Id::parse_bytes(bytes, form),
+            Err(err) => Err(err.clone()),
+        }
+    }
+
+    /// The token as text, for error records; invalid UTF-8 replaced.
+    pub fn input(&self) -> std::borrow::Cow<'_, str> {
+        match &self.text {
+            Ok(bytes) => String::from_utf8_lossy(bytes),
+            Err(_) => std::borrow::Cow::Borrowed(""),
+        }
+    }
+}
+
+impl<R: BufRead> Tokens<R> {
+    /// Reads tokens from `reader`, counting lines from 1.
+    pub fn new(reader: R) -> Self {
+        Tokens {
+            reader,
+            line: 1,
+            token: Vec::with_capacity(64),
+        }
+    }
+
+    /// The next token, or `None` at the end of the input.
+    pub fn next_token(&mut self) -> io::Result<Option<Token<'_>>> {
+        self.token.clear();
+        let mut started = false;
+        let mut start_line = self.line;
+        let mut too_long = false;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            };
+            if buf.is_empty() {
+                break;
+            }
+            let mut i = 0;
+            let mut ended = false;
+            while i < buf.len() {
+                let byte = buf[i];
+                if byte.is_ascii_whitespace() {
+                    if started {
+                        ended = true;
+                        break;
+                    }
+                    if byte == b'\n' {
+                        self.line += 1;
+                    }
+                    i += 1;
+                    continue;
+                }
+                if !started {
+                    started = true;
+                    start_line = self.line;
+                }
+                let end = buf[i..]
+                    .iter()
+                    .position(u8::is_ascii_whitespace)
+                    .map_or(buf.len(), |p| i + p);
+                let room = MAX_ID_LEN.saturating_sub(self.token.len());
+                let take = (end - i).min(room);
+                self.token.extend_from_slice(&buf[i..i + take]);
+                too_long |= end - i > room;
+                i = end;
+            }
+            self.reader.consume(i);
+            if ended {
+                break;
+            }
+        }
+        if !started {
+            return Ok(None);
+        }
+        let text = if too_long {
+            let shown: String = String::from_utf8_lossy(&self.token)
+                .chars()
+                .take(32)
+                .collect();
+            Err(Error::invalid_value(
+                "id",
+                &format!("\"{shown}...\""),
+                "an ID is at most 256 characters",
+            ))
+        } else {
+            Ok(&self.token[..])
+        };
+        Ok(Some(Token {
+            line: start_line,
+            text,
+        }))
+    }
+}
+
+/// An ID that could not be decoded, as the JSON forms write it.
+#[derive(Debug, Serialize)]
+pub struct BadRecord<'a> {
+    /// The 1-based line of a text input, or position in a JSON array.
+    pub line: u64,
+    /// The text as given.
+    pub input: &'a str,
+    /// What is wrong, in the words `snowflake decode` uses for one ID.
+    pub error: String,
+    /// The input at fault: `id`, or `layout` for an ID the layout refuses.
+    pub field: Option<&'a str>,
+}
+
+/// Writes records in one [`Format`], one ID at a time.
+#[derive(Debug)]
+pub struct Records<'l, W: Write> {
+    out: W,
+    layout: &'l Layout,
+    format: Format,
+    form: TextForm,
+    written: u64,
+    row: Vec<u8>,
+}
+
+impl<'l, W: Write> Records<'l, W> {
+    /// Starts the output: the CSV header, or the JSON array's `[`. IDs in
+    /// the CSV's `id` column are written in `form` (the JSON records carry
+    /// every form).
+    pub fn new(out: W, layout: &'l Layout, format: Format, form: TextForm) -> io::Result<Self> {
+        let mut records = Records {
+            out,
+            layout,
+            format,
+            form,
+            written: 0,
+            row: Vec::with_capacity(FLUSH_AT + 4096),
+        };
+        match format {
+            Format::Csv => {
+                let mut header = String::from("line,id,timestamp_ms,time");
+                for field in layout.fields() {
+                    header.push(',');
+                    header.push_str(field.name());
+                }
+                header.push_str(",error\n");
+                records.row.extend_from_slice(header.as_bytes());
+            }
+            Format::Json => records.row.push(b'['),
+            Format::Ndjson => {}
+        }
+        Ok(records)
+    }
+
+    /// The layout records are decoded with.
+    pub fn layout(&self) -> &'l Layout {
+        self.layout
+    }
+
+    fn separate(&mut self) {
+        if self.format == Format::Json && self.written > 0 {
+            self.row.push(b',');
+        }
+        self.written += 1;
+    }
+
+    /// Writes a decoded ID.
+    pub fn ok(&mut self, line: u64, decoded: &Decoded<'_>) -> io::Result<()> {
+        self.separate();
+        match self.format {
+            Format::Json | Format::Ndjson => {
+                serde_json::to_writer(&mut self.row, decoded).map_err(io::Error::from)?;
+            }
+            Format::Csv => {
+                // Assembled in place, each value written where it goes with
+                // no copy and no `format!`: this row is the hot path of
+                // `decode --csv` over millions of IDs.
+                let fields = decoded.layout().fields().len();
+                let start = self.row.len();
+                self.row.resize(start + ROW_FIXED + fields * 21, 0);
+                let mut at = start;
+                let row = &mut self.row;
+                let number = |row: &mut Vec<u8>, at: &mut usize, form: TextForm, n: u64| {
+                    let slot = &mut row[*at..*at + TextForm::MAX_LEN];
+                    if let Ok(slot) = slot.try_into() {
+                        *at += form.write_front(Id::new(n), slot);
+                    }
+                    row[*at] = b',';
+                    *at += 1;
+                };
+                number(row, &mut at, TextForm::Decimal, line);
+                number(row, &mut at, self.form, decoded.id().get());
+                let ms = decoded.timestamp_ms();
+                if ms < 0 {
+                    row[at] = b'-';
+                    at += 1;
+                }
+                number(row, &mut at, TextForm::Decimal, ms.unsigned_abs());
+                let slot = &mut row[at..at + UnixMillis::MAX_LEN];
+                if let Ok(slot) = slot.try_into() {
+                    at += decoded.time().write_front(slot);
+                }
+                row[at] = b',';
+                at += 1;
+                for (_, value) in decoded.fields() {
+                    number(row, &mut at, TextForm::Decimal, value);
+                }
+                row.truncate(at);
+            }
+        }
+        if self.format != Format::Json {
+            self.row.push(b'\n');
+        }
+        self.flush_if_full()
+    }
+
+    /// Writes an error record for an input that is not an ID.
+    pub fn bad(&mut self, line: u64, input: &str, err: &Error) -> io::Result<()> {
+        self.separate();
+        match self.format {
+            Format::Json | Format::Ndjson => {
+                let record = BadRecord {
+                    line,
+                    input,
+                    error: err.to_string(),
+                    field: err.field(),
+                };
+                serde_json::to_writer(&mut self.row, &record).map_err(io::Error::from)?;
+            }
+            Format::Csv => {
+                let mut num = [0u8; 20];
+                self.row
+                    .extend_from_slice(Id::new(line).to_decimal(&mut num).as_bytes());
+                self.row.push(b',');
+                csv_field(&mut self.row, input);
+                self.row.extend_from_slice(b",,");
+                for _ in self.layout.fields() {
+                    self.row.push(b',');
+                }
+                self.row.push(b',');
+                csv_field(&mut self.row, &err.to_string());
+            }
+        }
+        if self.format != Format::Json {
+            self.row.push(b'\n');
+        }
+        self.flush_if_full()
+    }
+
+    /// Rows gather in one buffer that goes to the writer when it fills, so
+    /// that the writer needs no buffer of its own and a row is copied once.
+    fn flush_if_full(&mut self) -> io::Result<()> {
+        if self.row.len() >= FLUSH_AT {
+            self.out.write_all(&self.row)?;
+            self.row.clear();
+        }
+        Ok(())
+    }
+
+    /// Ends the output (the JSON array's `]`), flushes and hands the writer back.
+    pub fn finish(mut self) -> io::Result<W> {
+        if self.format == Format::Json {
+            self.row.push(b']');
+        }
+        self.out.write_all(&self.row)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(row: &mut Vec<u8>, text: &str) {
+    if !text.contains([',', '"', '\n', '\r']) {
+        row.extend_from_slice(text.as_bytes());
+        return;
+    }
+    row.push(b'"');
+    for byte in text.bytes() {
+        if byte == b'"' {
+            row.push(b'"');
+        }
+        row.push(byte);
+    }
+    row.push(b'"');
+}
+
+/// How many IDs a stream held, decoded and not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Records with a breakdown.
+    pub ok: u64,
+    /// Error records.
+    pub bad: u64,
+}
+
+/// Why a stream stopped early.
+#[derive(Debug)]
+pub enum StreamError {
+    /// Reading the input or writing the records failed.
+    Io(io::Error),
+    /// The input holds more IDs than `limit`.
+    TooMany {
+        /// The limit that was passed.
+        limit: u64,
+    },
+}
+
+impl From<io::Error> for StreamError {
+    fn from(err: io::Error) -> Self {
+        StreamError::Io(err)
+    }
+}
+
+impl std::fmt::Display for StreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamError::Io(err) => err.fmt(f),
+            StreamError::TooMany { limit } => {
+                write!(
+                    f,
+                    "the input holds more than {limit} IDs; give at most {limit}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+impl From<StreamError> for io::Error {
+    fn from(err: StreamError) -> Self {
+        match err {
+            StreamError::Io(err) => err,
+            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+        }
+    }
+}
+
+/// Decodes every ID of `input` into `records`, up to `limit` IDs. IDs are
+/// read in `form`, or as [`Id::parse`] reads them (decimal, `0x` hex). `on_bad`
+/// hears of each bad one as well (the CLI's text output reports them on
+/// stderr); it may fail the stream by returning an error.
+pub fn decode_stream<R: BufRead, W: Write>(
+    input: R,
+    form: Option<TextForm>,
+    limit: Option<u64>,
+    records: &mut Records<'_, W>,
+    mut on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
+) -> Result<Counts, StreamError> {
+    let mut tokens = Tokens::new(input);
+    let mut counts = Counts::default();
+    while let Some(token) = tokens.next_token()? {
+        if limit.is_some_and(|limit| counts.ok + counts.bad >= limit) {
+            return Err(StreamError::TooMany {
+                limit: limit.unwrap_or(0),
+            });
+        }
+        let line = token.line;
+        match token.id(form).and_then(|id| records.layout().decode(id)) {
+            Ok(decoded) => {
+                counts.ok += 1;
+                records.ok(line, &decoded)?;
+            }
+            Err(err) => {
+                counts.bad += 1;
+                let input = token.input();
+                records.bad(line, &input, &err)?;
+                on_bad(line, &input, &err)?;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(input: &[u8], capacity: usize) -> Vec<(u64, Result<String, String>)> {
+        let reader = io::BufReader::with_capacity(capacity, input);
+        let mut tokens = Tokens::new(reader);
+        let mut out = Vec::new();
+        while let Some(t) = tokens.next_token().unwrap() {
+            out.push((
+                t.line,
+                t.text
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .map_err(|e| e.to_string()),
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn tokens_carry_their_line_whatever_the_buffer_size() {
+        let input = b"  1 22\n\n333\t4444\r\n 55555 \n";
+        let expected: Vec<(u64, Result<String, String>)> =
+            [(1, "1"), (1, "22"), (3, "333"), (3, "4444"), (4, "55555")]
+                .into_iter()
+                .map(|(l, t)| (l, Ok(t.to_string())))
+                .collect();
+        // A one-byte buffer splits every token across reads.
+        for capacity in [1, 2, 3, 7, 64] {
+            assert_eq!(tokens(input, capacity), expected, "capacity {capacity}");
+        }
+        assert!(tokens(b"", 8).is_empty());
+        assert!(tokens(b" \n\t ", 8).is_empty());
+    }
+
+    #[test]
+    fn overlong_and_non_utf8_tokens_are_errors_that_do_not_stop_the_rest() {
+        let mut input = vec![b'9'; 10_000];
+        input.extend_from_slice(b"\n\xff\xfe 7\n");
+        let got = tokens(&input, 100);
+        assert_eq!(got.len(), 3);
+        let long = got[0].1.as_ref().unwrap_err();
+        assert!(long.starts_with("id \"99999999"), "{long}");
+        assert!(
+            long.ends_with("is not allowed; an ID is at most 256 characters"),
+            "{long}"
+        );
+        assert!(long.len() < 120, "{long}");
+        assert_eq!(got[1], (2, Ok("\u{fffd}\u{fffd}".to_string())));
+        let bad = Token {
+            line: 2,
+            text: Ok(b"\xff\xfe"),
+        };
+        assert!(
+            bad.id(None)
+                .unwrap_err()
+                .to_string()
+                .contains("an ID is text in UTF-8")
+        );
+        assert_eq!(bad.input(), "\u{fffd}\u{fffd}");
+        assert_eq!(got[2], (2, Ok("7".to_string())));
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        let mut row = Vec::new();
+        csv_field(&mut row, "a,\"b\"");
+        assert_eq!(row, b"\"a,\"\"b\"\"\"");
+        row.clear();
+        csv_field(&mut row, "plain");
+        assert_eq!(row, b"plain");
+    }
+
+    #[test]
+    fn every_format_gives_one_record_per_id_in_order() {
+        let twitter = Layout::twitter();
+        let input = "1541815603606036480\nnope 9223372036854775808\n0x0";
+        for format in [Format::Json, Format::Ndjson, Format::Csv] {
+            let mut records =
+                Records::new(Vec::new(), &twitter, format, TextForm::Decimal).unwrap();
+            let counts =
+                decode_stream(input.as_bytes(), None, None, &mut records, |_, _, _| Ok(()))
+                    .unwrap();
+            assert_eq!(counts, Counts { ok: 2, bad: 2 });
+            let out = String::from_utf8(records.finish().unwrap()).unwrap();
+            let rows: Vec<serde_json::Value> = match format {
+                Format::Json => serde_json::from_str(&out).unwrap(),
+                Format::Ndjson => out
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect(),
+                Format::Csv => {
+                    let lines: Vec<&str> = out.lines().collect();
+                    assert_eq!(lines.len(), 5, "{out}");
+                    assert_eq!(
+                        lines[1],
+                        "1,1541815603606036480,1656432460105,2022-06-28T16:07:40.105Z,11,26,0,"
+                    );
+                    assert!(
+                        lines[2].starts_with("2,nope,,,,,,\"id \"\"nope\"\" is not decimal"),
+                        "{}",
+                        lines[2]
+                    );
+                    assert!(
+                        lines[3].starts_with(
+                            "2,9223372036854775808,,,,,,\"id 9223372036854775808 has the sign bit set"
+                        ),
+                        "{}",
+                        lines[3]
+                    );
+                    assert_eq!(
+                        lines[4],
+                        "3,0,1288834974657,2010-11-04T01:42:54.657Z,0,0,0,"
+                    );
+                    continue;
+                }
+            };
+            assert_eq!(rows.len(), 4);
+            assert_eq!(rows[0]["time"], "2022-06-28T16:07:40.105Z");
+            assert_eq!(
+                rows[0]["text"]["base62"],
+                Id::new(1541815603606036480).to_text(TextForm::Base62)
+            );
+            assert_eq!(
+                rows[1],
+                serde_json::json!({
+                    "line": 2, "input": "nope", "field": "id",
+                    "error": Id::parse("nope").unwrap_err().to_string(),
+                })
+            );
+            assert_eq!(rows[2]["line"], 2);
+            assert_eq!(rows[2]["field"], "id");
+            assert_eq!(rows[3]["id"], "0");
+        }
+    }
+
+    #[test]
+    fn the_limit_stops_the_stream_with_a_clear_error() {
+        let twitter = Layout::twitter();
+        let mut records =
+            Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
+        let err = decode_stream(
+            "1 2 3 4".as_bytes(),
+            None,
+            Some(3),
+            &mut records,
+            |_, _, _| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the input holds more than 3 IDs; give at most 3"
+        );
+        let mut records =
+            Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
+        let counts = decode_stream(
+            "1 2 3".as_bytes(),
+            None,
+            Some(3),
+            &mut records,
+            |_, _, _| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(counts.ok, 3);
+    }
+
+    #[test]
+    fn a_named_form_reads_and_writes_ids_in_it() {
+        let twitter = Layout::twitter();
+        let id = Id::new(1541815603606036480);
+        let input = format!("{}\n", id.to_text(TextForm::Base62));
+        let mut records =
+            Records::new(Vec::new(), &twitter, Format::Csv, TextForm::Base62).unwrap();
+        decode_stream(
+            input.as_bytes(),
+            Some(TextForm::Base62),
+            None,
+            &mut records,
+            |_, _, _| Ok(()),
+        )
+        .unwrap();
+        let out = String::from_utf8(records.finish().unwrap()).unwrap();
+        assert!(
+            out.lines().nth(1).unwrap().starts_with(&format!(
+                "1,{},1656432460105,",
+                id.to_text(TextForm::Base62)
+            )),
+            "{out}"
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! `POST /api/v1/decode`: up to [`MAX_BULK`] IDs in one request, as a JSON
+//! array of strings or a text body of IDs separated by whitespace, answered
+//! as JSON, NDJSON or CSV by `Accept`. The records are the ones `snowflake
+//! decode -` writes, from the same code in [`crate::bulk`].
+
+use axum::body::Bytes;
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use snowflake::{Id, Layout, TextForm};
+
+use crate::bulk::{self, Format, Records, StreamError};
+use crate::params::{layout_of, only, params, text_form};
+use crate::problem::Problem;
+
+/// The most IDs one request may hold.
+pub const MAX_BULK: u64 = 10_000;
+
+/// The record format `Accept` asks for: NDJSON, CSV, or else a JSON array.
+fn format_of(headers: &HeaderMap) -> (Format, &'static str) {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if accept.contains("application/x-ndjson") || accept.contains("application/ndjson") {
+        (Format::Ndjson, "application/x-ndjson")
+    } else if accept.contains("text/csv") {
+        (Format::Csv, "text/csv; charset=utf-8")
+    } else {
+        (Format::Json, "application/json")
+    }
+}
+
+/// Whether the body is a JSON array; anything else is read as text.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"))
+}
+
+fn too_many() -> Problem {
+    let mut problem = Problem::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too-many-ids",
+        format!("the body holds more than {MAX_BULK} IDs; send at most {MAX_BULK} a request"),
+    );
+    problem.field = Some("body".into());
+    problem
+}
+
+/// Decode many IDs: a JSON array of strings (`Content-Type: application/json`)
+/// or text, one ID per line or whitespace-separated.
+#[utoipa::path(post, path = "/api/v1/decode", tag = "ids",
+    params(
+        ("layout" = Option<String>, Query, description = "preset name or custom layout"),
+        ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
+        ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
+        ("format" = Option<String>, Query, description = "read the IDs in this text form (decimal, hex, base32, base62, base58); without it, decimal and 0x hex; CSV writes the id column in it"),
+    ),
+    request_body(description = "up to 10000 IDs", content(
+        (Vec<String> = "application/json", example = json!(["4194439168", "0xfa021000"])),
+        (String = "text/plain", example = "4194439168\n0xfa021000\n"),
+    )),
+    responses(
+        (status = 200, description = "one record per ID, in order: its breakdown, or the problem with it. \
+            `Accept: application/x-ndjson` gives one record per line; `Accept: text/csv` a header \
+            `line,id,timestamp_ms,time,<fields>,error` and one row per ID", content(
+            (Vec<crate::schema::BulkItemSchema> = "application/json"),
+            (crate::schema::BulkItemSchema = "application/x-ndjson"),
+            (String = "text/csv"),
+        )),
+        (status = 400, description = "bad parameters, or a body that is not a JSON array of strings", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "more than 10000 IDs, or a body over the size limit", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn decode_many(
+    headers: HeaderMap,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    body: Bytes,
+) -> Result<Response, Problem> {
+    let params = params(query)?;
+    only(&params, &["layout", "epoch", "tick_ms", "format"])?;
+    let layout = layout_of(&params)?;
+    let form = text_form(&params)?;
+    let (format, content_type) = format_of(&headers);
+    let json = is_json(&headers);
+    // Ten thousand breakdowns take milliseconds: off the async workers.
+    let body = tokio::task::spawn_blocking(move || records(&layout, form, format, json, &body))
+        .await
+        .map_err(|_| {
+            Problem::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal server error",
+            )
+        })??;
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+fn records(
+    layout: &Layout,
+    form: Option<TextForm>,
+    format: Format,
+    json: bool,
+    body: &[u8],
+) -> Result<Vec<u8>, Problem> {
+    let internal = |_| {
+        Problem::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal server error",
+        )
+    };
+    let output = form.unwrap_or(TextForm::Decimal);
+    let mut records = Records::new(Vec::with_capacity(body.len() * 8), layout, format, output)
+        .map_err(internal)?;
+    if json {
+        let items: Vec<String> = serde_json::from_slice(body).map_err(|err| {
+            Problem::bad_request(
+                "body",
+                format!("the body is not a JSON array of strings: {err}"),
+            )
+        })?;
+        if items.len() as u64 > MAX_BULK {
+            return Err(too_many());
+        }
+        for (line, item) in (1..).zip(&items) {
+            let text = item.trim();
+            match Id::parse_as(text, form).and_then(|id| layout.decode(id)) {
+                Ok(decoded) => records.ok(line, &decoded),
+                Err(err) => records.bad(line, text, &err),
+            }
+            .map_err(internal)?;
+        }
+    } else {
+        bulk::decode_stream(body, form, Some(MAX_BULK), &mut records, |_, _, _| Ok(())).map_err(
+            |err| match err {
+                StreamError::TooMany { .. } => too_many(),
+                StreamError::Io(err) => internal(err),
+            },
+        )?;
+    }
+    records.finish().map_err(internal)
+}
+
+/// The route, for [`crate::api::router`] to merge.
+pub fn routes<S: Clone + Send + Sync + 'static>() -> axum::Router<S> {
+    axum::Router::new().route("/api/v1/decode", axum::routing::post(decode_many))
+}

@@ -1,0 +1,64 @@
+//! Query parameters as the API routes read them: each given once, only the
+//! ones a route takes, and the layout and text form among them parsed by the
+//! core's parsers.
+
+use std::collections::BTreeMap;
+
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
+use snowflake::{Layout, TextForm};
+
+use crate::input::resolve_layout;
+use crate::problem::Problem;
+
+/// Parameters by name.
+pub type Params = BTreeMap<String, String>;
+
+/// The query's parameters; one given twice is an error, as in the CLI,
+/// rather than silently the last one.
+pub fn params(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Params, Problem> {
+    let Query(pairs) = query.map_err(|err| {
+        Problem::bad_request("query", format!("the query string is malformed: {err}"))
+    })?;
+    let mut params = Params::new();
+    for (name, value) in pairs {
+        if params.contains_key(&name) {
+            let detail = format!("{name} is given more than once; give each parameter once");
+            return Err(Problem::bad_request(&name, detail));
+        }
+        params.insert(name, value);
+    }
+    Ok(params)
+}
+
+/// Refuses parameters a route does not take, instead of ignoring them.
+pub fn only(params: &Params, allowed: &[&str]) -> Result<(), Problem> {
+    match params.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(name) => Err(Problem::bad_request(
+            name,
+            format!(
+                "this route takes no parameter {name:?}; it takes {}",
+                allowed.join(", ")
+            ),
+        )),
+    }
+}
+
+pub fn layout_of(params: &Params) -> Result<Layout, Problem> {
+    Ok(resolve_layout(
+        params.get("layout").map_or("twitter", String::as_str),
+        params.get("epoch").map(String::as_str),
+        params.get("tick_ms").map(String::as_str),
+    )?)
+}
+
+/// `format=`: a text form by name, checked by the core's parser.
+pub fn text_form(params: &Params) -> Result<Option<TextForm>, Problem> {
+    Ok(params
+        .get("format")
+        .map(|name| name.parse::<TextForm>())
+        .transpose()?)
+}

@@ -1,0 +1,746 @@
+//! The text forms of an ID: one definition of each alphabet, its encoder and
+//! its parser, so that the CLI, the HTTP API, serde and the page's JSON all
+//! write and read IDs the same way.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use core::str::FromStr;
+
+use crate::error::{Error, Repr, TextProblem};
+use crate::id::Id;
+
+/// How an ID is written as text.
+///
+/// | form | alphabet | width | example (4194439168) |
+/// | --- | --- | --- | --- |
+/// | `decimal` | `0-9` | 1 to 20 | `4194439168` |
+/// | `hex` | `0x` then `0-9a-f` | 1 to 16 digits | `0xfa021000` |
+/// | `base32` | Crockford: `0-9A-Z` without `I L O U` | always 13 | `0000003X04400` |
+/// | `base62` | `0-9A-Za-z` | always 11 | `000004ZrREe` |
+/// | `base58` | Bitcoin: `1-9A-Za-z` without `0 I O l` | 1 to 11 | `7Pebdh` |
+///
+/// Both base32 and base62 are written at a fixed width with leading zeros and
+/// their alphabets are in ASCII order, so **sorting their text sorts the
+/// IDs**: for any two IDs `a < b`, `a`'s base32 (or base62) text is less than
+/// `b`'s, byte by byte. Decimal, hex and base58 have no fixed width and do
+/// not keep that order (`"9" > "10"`).
+///
+/// Parsing takes the form explicitly; [`Id::parse`] recognises only decimal
+/// and `0x` hexadecimal, because a run of digits is valid decimal, base32,
+/// base62 and base58 at once and would mean four different IDs. There is no
+/// prefix for base32, base62 or base58: name the form.
+///
+/// Base32 reads upper or lower case and Crockford's aliases (`I` and `L` as
+/// `1`, `O` as `0`); base32 and base62 take 1 up to their full width, so the
+/// leading zeros may be left out. Hex takes its digits with or without `0x`.
+///
+/// ```
+/// use snowflake::{Id, TextForm};
+///
+/// let id = Id::new(4194439168);
+/// assert_eq!(id.to_text(TextForm::Base32), "0000003X04400");
+/// assert_eq!(id.to_text(TextForm::Base62), "000004ZrREe");
+/// assert_eq!(id.to_text(TextForm::Base58), "7Pebdh");
+/// assert_eq!(TextForm::Base32.parse("3xo44oo")?, id);
+/// assert_eq!("base62".parse::<TextForm>()?, TextForm::Base62);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TextForm {
+    /// Decimal digits, as `Display` writes an ID.
+    Decimal,
+    /// `0x` and lower-case hexadecimal digits.
+    Hex,
+    /// Crockford base32, 13 upper-case characters.
+    Base32,
+    /// Base62 (`0-9A-Za-z`), 11 characters.
+    Base62,
+    /// Base58 with Bitcoin's alphabet.
+    Base58,
+}
+
+const BASE32: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const BASE58: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/// A byte's digit value in one form, or `NONE`. Built at compile time from
+/// the alphabets above, so the encoder and the parser cannot disagree.
+const NONE: u8 = u8::MAX;
+
+const fn table(alphabet: &[u8]) -> [u8; 256] {
+    let mut t = [NONE; 256];
+    let mut i = 0;
+    while i < alphabet.len() {
+        t[alphabet[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+
+const BASE62_DIGITS: [u8; 256] = table(BASE62);
+const BASE58_DIGITS: [u8; 256] = table(BASE58);
+const BASE32_DIGITS: [u8; 256] = {
+    let mut t = table(BASE32);
+    // Crockford: decoding ignores case and reads the look-alikes.
+    let mut i = 0;
+    while i < BASE32.len() {
+        t[BASE32[i].to_ascii_lowercase() as usize] = i as u8;
+        i += 1;
+    }
+    t[b'I' as usize] = 1;
+    t[b'i' as usize] = 1;
+    t[b'L' as usize] = 1;
+    t[b'l' as usize] = 1;
+    t[b'O' as usize] = 0;
+    t[b'o' as usize] = 0;
+    t
+};
+
+/// Writes `n` in radix `R` at the end of `buf`, at least `width` digits;
+/// returns where the digits start.
+fn radix_digits<const R: u64>(
+    mut n: u64,
+    alphabet: &[u8],
+    width: usize,
+    buf: &mut [u8; TextForm::MAX_LEN],
+) -> usize {
+    let mut i = buf.len();
+    while n > 0 || buf.len() - i < width {
+        i -= 1;
+        buf[i] = alphabet[(n % R) as usize];
+        n /= R;
+    }
+    i
+}
+
+/// "00" to "99", so that decimal digits are written two at a time.
+const PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Writes `n` in decimal into `buf`, ending just before `end`; returns
+/// where it starts.
+fn decimal_digits(mut n: u64, buf: &mut [u8; TextForm::MAX_LEN], end: usize) -> usize {
+    let mut i = end;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i] = PAIRS[pair];
+        buf[i + 1] = PAIRS[pair + 1];
+    }
+    if n >= 10 {
+        i -= 2;
+        buf[i] = PAIRS[n as usize * 2];
+        buf[i + 1] = PAIRS[n as usize * 2 + 1];
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    i
+}
+
+impl TextForm {
+    /// Every form, in the order the JSON breakdown lists them after decimal.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::TextForm::ALL.len(), 5);
+    /// ```
+    pub const ALL: [TextForm; 5] = [
+        TextForm::Decimal,
+        TextForm::Hex,
+        TextForm::Base32,
+        TextForm::Base62,
+        TextForm::Base58,
+    ];
+
+    /// The longest text any form writes for any ID (decimal's 20 digits).
+    ///
+    /// ```
+    /// let mut buf = [0u8; snowflake::TextForm::MAX_LEN];
+    /// assert_eq!(snowflake::TextForm::Decimal.encode(u64::MAX.into(), &mut buf).len(), 20);
+    /// ```
+    pub const MAX_LEN: usize = 20;
+
+    /// The form's name: `decimal`, `hex`, `base32`, `base62` or `base58`.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::TextForm::Base58.name(), "base58");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            TextForm::Decimal => "decimal",
+            TextForm::Hex => "hex",
+            TextForm::Base32 => "base32",
+            TextForm::Base62 => "base62",
+            TextForm::Base58 => "base58",
+        }
+    }
+
+    /// The width every ID is written at, for the forms that keep sort order.
+    ///
+    /// ```
+    /// use snowflake::TextForm;
+    ///
+    /// assert_eq!(TextForm::Base32.fixed_width(), Some(13));
+    /// assert_eq!(TextForm::Base62.fixed_width(), Some(11));
+    /// assert_eq!(TextForm::Base58.fixed_width(), None);
+    /// ```
+    pub const fn fixed_width(self) -> Option<usize> {
+        match self {
+            TextForm::Base32 => Some(13),
+            TextForm::Base62 => Some(11),
+            _ => None,
+        }
+    }
+
+    /// What the form accepts, in words, for error messages and help.
+    ///
+    /// ```
+    /// assert!(snowflake::TextForm::Base62.allowed().contains("0-9, A-Z and a-z"));
+    /// ```
+    pub const fn allowed(self) -> &'static str {
+        match self {
+            TextForm::Decimal => {
+                "a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615"
+            }
+            TextForm::Hex => {
+                "a hex ID is 1 to 16 digits 0-9 and a-f (either case), with or without 0x"
+            }
+            TextForm::Base32 => {
+                "a base32 ID is 1 to 13 Crockford characters 0-9 and A-Z without U \
+                 (either case; I and L read as 1, O as 0), up to FZZZZZZZZZZZZ"
+            }
+            TextForm::Base62 => {
+                "a base62 ID is 1 to 11 characters 0-9, A-Z and a-z, up to LygHa16AHYF"
+            }
+            TextForm::Base58 => {
+                "a base58 ID is 1 to 11 characters 1-9, A-Z and a-z without 0, I, O and l, \
+                 up to jpXCZedGfVQ"
+            }
+        }
+    }
+
+    const fn radix(self) -> u64 {
+        match self {
+            TextForm::Decimal => 10,
+            TextForm::Hex => 16,
+            TextForm::Base32 => 32,
+            TextForm::Base62 => 62,
+            TextForm::Base58 => 58,
+        }
+    }
+
+    const fn digit(self, byte: u8) -> u8 {
+        match self {
+            TextForm::Decimal if byte.is_ascii_digit() => byte - b'0',
+            TextForm::Hex => match byte {
+                b'0'..=b'9' => byte - b'0',
+                b'a'..=b'f' => byte - b'a' + 10,
+                b'A'..=b'F' => byte - b'A' + 10,
+                _ => NONE,
+            },
+            TextForm::Base32 => BASE32_DIGITS[byte as usize],
+            TextForm::Base62 => BASE62_DIGITS[byte as usize],
+            TextForm::Base58 => BASE58_DIGITS[byte as usize],
+            TextForm::Decimal => NONE,
+        }
+    }
+
+    /// Writes `id` in this form into `buf` and returns the text, without
+    /// allocating; bulk output uses it once per ID.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// let mut buf = [0u8; TextForm::MAX_LEN];
+    /// assert_eq!(TextForm::Hex.encode(Id::new(255), &mut buf), "0xff");
+    /// assert_eq!(TextForm::Base32.encode(Id::new(0), &mut buf), "0000000000000");
+    /// ```
+    pub fn encode(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &str {
+        // Only ASCII from the alphabets was written.
+        core::str::from_utf8(self.encode_bytes(id, buf)).unwrap_or("")
+    }
+
+    /// Appends `id` in this form to `out`: what [`TextForm::encode`] writes,
+    /// without checking it is UTF-8 again, for output built as bytes.
+    ///
+    /// ```
+    /// let mut row = b"id=".to_vec();
+    /// snowflake::TextForm::Base62.write_into(62.into(), &mut row);
+    /// assert_eq!(row, b"id=00000000010");
+    /// ```
+    pub fn write_into(self, id: Id, out: &mut Vec<u8>) {
+        let mut buf = [0u8; TextForm::MAX_LEN];
+        out.extend_from_slice(self.encode_bytes(id, &mut buf));
+    }
+
+    /// Writes `id` in this form at the start of `buf` and returns its length:
+    /// for output assembled in place, a row at a time, with no copy per value.
+    ///
+    /// ```
+    /// let mut buf = [0u8; snowflake::TextForm::MAX_LEN];
+    /// let len = snowflake::TextForm::Decimal.write_front(4194439168.into(), &mut buf);
+    /// assert_eq!(&buf[..len], b"4194439168");
+    /// ```
+    pub fn write_front(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> usize {
+        if self == TextForm::Decimal {
+            let n = id.get();
+            let len = n.checked_ilog10().map_or(1, |log| log as usize + 1);
+            decimal_digits(n, buf, len);
+            return len;
+        }
+        let start = buf.len() - self.encode_bytes(id, buf).len();
+        buf.copy_within(start.., 0);
+        buf.len() - start
+    }
+
+    /// The encoder behind both: each radix a constant, so that the divisions
+    /// compile to multiplications (a bulk decode writes several numbers per ID).
+    fn encode_bytes(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &[u8] {
+        let n = id.get();
+        let start = match self {
+            TextForm::Decimal => decimal_digits(n, buf, TextForm::MAX_LEN),
+            TextForm::Hex => {
+                let i = radix_digits::<16>(n, b"0123456789abcdef", 1, buf);
+                buf[i - 2] = b'0';
+                buf[i - 1] = b'x';
+                i - 2
+            }
+            TextForm::Base32 => radix_digits::<32>(n, BASE32, 13, buf),
+            TextForm::Base62 => radix_digits::<62>(n, BASE62, 11, buf),
+            TextForm::Base58 => radix_digits::<58>(n, BASE58, 1, buf),
+        };
+        &buf[start..]
+    }
+
+    /// Reads an ID written in this form, with an error that names the input,
+    /// the form and what it allows.
+    ///
+    /// ```
+    /// use snowflake::TextForm;
+    ///
+    /// assert_eq!(TextForm::Base62.parse("LygHa16AHYF")?.get(), u64::MAX);
+    /// assert_eq!(TextForm::Hex.parse("FF")?.get(), 255);
+    /// let err = TextForm::Base58.parse("0abc").unwrap_err();
+    /// assert_eq!(err.field(), Some("id"));
+    /// assert!(err.to_string().starts_with("id \"0abc\" is not base58: '0' is not allowed; a base58 ID is"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(self, input: &str) -> Result<Id, Error> {
+        let digits = match self {
+            TextForm::Hex => input
+                .strip_prefix("0x")
+                .or_else(|| input.strip_prefix("0X"))
+                .unwrap_or(input),
+            _ => input,
+        };
+        self.parse_digits(input, digits)
+    }
+
+    /// The value of `digits` in this form, or what is wrong with them and,
+    /// for a bad character, at which byte.
+    fn value_of(self, digits: &[u8]) -> Result<u64, (TextProblem, usize)> {
+        if digits.is_empty() {
+            return Err((TextProblem::Empty, 0));
+        }
+        if self.fixed_width().is_some_and(|width| digits.len() > width) {
+            return Err((TextProblem::TooLong(digits.len()), 0));
+        }
+        // Up to 19 decimal digits cannot overflow: the common case, without
+        // a check per digit.
+        if self == TextForm::Decimal && digits.len() <= 19 {
+            let mut value: u64 = 0;
+            for &byte in digits {
+                let digit = byte.wrapping_sub(b'0');
+                if digit > 9 {
+                    return self.slow_value_of(digits);
+                }
+                value = value * 10 + u64::from(digit);
+            }
+            return Ok(value);
+        }
+        self.slow_value_of(digits)
+    }
+
+    fn slow_value_of(self, digits: &[u8]) -> Result<u64, (TextProblem, usize)> {
+        let radix = self.radix();
+        let mut value: u64 = 0;
+        for (at, &byte) in digits.iter().enumerate() {
+            let digit = self.digit(byte);
+            if digit == NONE {
+                if at == 0 && byte == b'-' && digits.len() > 1 {
+                    return Err((TextProblem::Negative, 0));
+                }
+                return Err((TextProblem::BadChar('?'), at));
+            }
+            value = value
+                .checked_mul(radix)
+                .and_then(|v| v.checked_add(u64::from(digit)))
+                .ok_or((TextProblem::TooLarge, 0))?;
+        }
+        Ok(value)
+    }
+
+    fn parse_digits(self, input: &str, digits: &str) -> Result<Id, Error> {
+        self.value_of(digits.as_bytes())
+            .map(Id::new)
+            .map_err(|(problem, at)| {
+                let problem = match problem {
+                    // The character at fault, whole even if it is not ASCII.
+                    TextProblem::BadChar(_) => {
+                        TextProblem::BadChar(digits[at..].chars().next().unwrap_or('?'))
+                    }
+                    TextProblem::TooLong(_) => TextProblem::TooLong(digits.chars().count()),
+                    other => other,
+                };
+                Error::new(Repr::InvalidText {
+                    value: input.to_string(),
+                    form: self.name(),
+                    allowed: self.allowed(),
+                    problem,
+                    // Letters in what was read as a number: maybe another form.
+                    hint: matches!(self, TextForm::Decimal | TextForm::Hex)
+                        && matches!(problem, TextProblem::BadChar(_)),
+                })
+            })
+    }
+
+    /// The ID in `input` if it is well formed, without building an error;
+    /// `None` sends the caller to the `&str` parser for the message.
+    fn parse_fast(form: Option<TextForm>, input: &[u8]) -> Option<Id> {
+        let hex = input
+            .strip_prefix(b"0x")
+            .or_else(|| input.strip_prefix(b"0X"));
+        let (form, digits) = match (form, hex) {
+            (None | Some(TextForm::Hex), Some(hex)) => (TextForm::Hex, hex),
+            (None, None) => (TextForm::Decimal, input),
+            (Some(form), _) => (form, input),
+        };
+        form.value_of(digits).ok().map(Id::new)
+    }
+
+    /// Decimal, or hexadecimal after `0x`: the forms [`Id::parse`] recognises
+    /// without being told.
+    pub(crate) fn parse_auto(input: &str) -> Result<Id, Error> {
+        match input
+            .strip_prefix("0x")
+            .or_else(|| input.strip_prefix("0X"))
+        {
+            Some(hex) => TextForm::Hex.parse_digits(input, hex),
+            None => TextForm::Decimal.parse_digits(input, input),
+        }
+    }
+}
+
+impl fmt::Display for TextForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TextForm {
+    type Err = Error;
+
+    /// A form by name, ASCII case ignored.
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        TextForm::ALL
+            .into_iter()
+            .find(|form| form.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                Error::invalid_value(
+                    "format",
+                    name,
+                    "a text form is decimal, hex, base32, base62 or base58",
+                )
+            })
+    }
+}
+
+impl Id {
+    /// Parses decimal or `0x` hexadecimal. This is the one ID parser: `FromStr`,
+    /// `TryFrom<&str>`, serde, the CLI and the HTTP API all call it, and
+    /// [`Id::parse_as`] for the other [`TextForm`]s, which it never guesses.
+    ///
+    /// ```
+    /// use snowflake::Id;
+    ///
+    /// assert_eq!(Id::parse("0x10")?.get(), 16);
+    /// let err = Id::parse("18446744073709551616").unwrap_err();
+    /// assert!(err.to_string().contains("does not fit in 64 bits"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(input: &str) -> Result<Id, Error> {
+        TextForm::parse_auto(input)
+    }
+
+    /// Writes the decimal digits into `buf` and returns them; 20 bytes hold
+    /// every `u64`. Servers use it to stream IDs without a `String` per ID.
+    ///
+    /// ```
+    /// let mut buf = [0u8; 20];
+    /// assert_eq!(snowflake::Id::new(4194439168).to_decimal(&mut buf), "4194439168");
+    /// ```
+    pub fn to_decimal(self, buf: &mut [u8; 20]) -> &str {
+        TextForm::Decimal.encode(self, buf)
+    }
+
+    /// The ID written in a text form.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// assert_eq!(Id::new(175928847299117063).to_text(TextForm::Base62), "0Czks0tP37X");
+    /// ```
+    pub fn to_text(self, form: TextForm) -> String {
+        let mut buf = [0u8; TextForm::MAX_LEN];
+        String::from(form.encode(self, &mut buf))
+    }
+
+    /// Reads an ID in the form given, or, with `None`, as [`Id::parse`] does
+    /// (decimal or `0x` hexadecimal). Front ends hold an `Option<TextForm>`
+    /// for an optional `--format` and call this.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// assert_eq!(Id::parse_as("10", None)?.get(), 10);
+    /// assert_eq!(Id::parse_as("10", Some(TextForm::Base62))?.get(), 62);
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse_as(input: &str, form: Option<TextForm>) -> Result<Id, Error> {
+        match form {
+            Some(form) => form.parse(input),
+            None => TextForm::parse_auto(input),
+        }
+    }
+
+    /// [`Id::parse_as`] for bytes read from a file or a socket: a well-formed
+    /// ID is read without checking the bytes are UTF-8 first (each form's
+    /// alphabet is ASCII); anything else gets the same error as the text would.
+    ///
+    /// ```
+    /// use snowflake::{Id, TextForm};
+    ///
+    /// assert_eq!(Id::parse_bytes(b"0xff", None)?.get(), 255);
+    /// assert_eq!(Id::parse_bytes(b"21", Some(TextForm::Base58))?.get(), 58);
+    /// let err = Id::parse_bytes(b"\xff", None).unwrap_err();
+    /// assert!(err.to_string().contains("an ID is text in UTF-8"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse_bytes(input: &[u8], form: Option<TextForm>) -> Result<Id, Error> {
+        if let Some(id) = TextForm::parse_fast(form, input) {
+            return Ok(id);
+        }
+        match core::str::from_utf8(input) {
+            Ok(text) => Id::parse_as(text, form),
+            Err(_) => Err(Error::invalid_value(
+                "id",
+                &alloc::format!("{:?}", String::from_utf8_lossy(input)),
+                "an ID is text in UTF-8",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use proptest::prelude::*;
+
+    /// The plain definition of each form, for the fast encoder to agree with.
+    fn reference(form: TextForm, mut n: u64) -> String {
+        let (alphabet, radix): (&[u8], u64) = match form {
+            TextForm::Decimal => return format!("{n}"),
+            TextForm::Hex => return format!("{n:#x}"),
+            TextForm::Base32 => (BASE32, 32),
+            TextForm::Base62 => (BASE62, 62),
+            TextForm::Base58 => (BASE58, 58),
+        };
+        let mut digits = Vec::new();
+        loop {
+            digits.push(alphabet[(n % radix) as usize]);
+            n /= radix;
+            if n == 0 {
+                break;
+            }
+        }
+        while digits.len() < form.fixed_width().unwrap_or(0) {
+            digits.push(b'0');
+        }
+        digits.reverse();
+        String::from_utf8(digits).unwrap()
+    }
+
+    #[test]
+    fn alphabets_are_in_ascii_order_without_repeats() {
+        for alphabet in [&BASE32[..], &BASE62[..], &BASE58[..]] {
+            assert!(alphabet.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert!(!BASE58.iter().any(|b| b"0IOl".contains(b)));
+        assert!(!BASE32.iter().any(|b| b"ILOU".contains(b)));
+    }
+
+    #[test]
+    fn the_limits_are_what_the_messages_say() {
+        for form in TextForm::ALL {
+            let max = Id::new(u64::MAX).to_text(form);
+            let allowed = form.allowed();
+            if form != TextForm::Hex {
+                assert!(allowed.contains(max.as_str()), "{form}: {max} / {allowed}");
+            }
+            let longest = (0..=64)
+                .map(|bits| Id::new(u64::MAX >> (64 - bits.max(1))).to_text(form).len())
+                .max()
+                .unwrap();
+            let width = form.fixed_width().unwrap_or(longest);
+            assert_eq!(longest, width, "{form}");
+        }
+        assert_eq!(Id::new(u64::MAX).to_text(TextForm::Base32), "FZZZZZZZZZZZZ");
+    }
+
+    #[test]
+    fn crockford_aliases_and_case() {
+        let id = TextForm::Base32.parse("00000003X0880").unwrap();
+        for alias in ["3x0880", "3XO88O", "3xo88o", "00000003X0880"] {
+            assert_eq!(TextForm::Base32.parse(alias).unwrap(), id, "{alias}");
+        }
+        assert_eq!(
+            TextForm::Base32.parse("iIlL").unwrap(),
+            TextForm::Base32.parse("1111").unwrap()
+        );
+        let err = TextForm::Base32.parse("U").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("id \"U\" is not base32: 'U' is not allowed; a base32 ID is 1 to 13"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_input_the_form_and_what_is_allowed() {
+        let cases = [
+            (
+                TextForm::Base62,
+                "",
+                "id \"\" is empty; a base62 ID is 1 to 11 characters",
+            ),
+            (
+                TextForm::Base62,
+                "abc-1",
+                "id \"abc-1\" is not base62: '-' is not allowed; a base62 ID",
+            ),
+            (
+                TextForm::Base62,
+                "000000000000",
+                "id \"000000000000\" is not base62: it is 12 characters long; a base62 ID is 1 to 11",
+            ),
+            (
+                TextForm::Base62,
+                "LygHa16AHYG",
+                "id \"LygHa16AHYG\" does not fit in 64 bits; IDs are 0 to 18446744073709551615; a base62 ID",
+            ),
+            (TextForm::Base32, "G000000000000", "does not fit in 64 bits"),
+            (TextForm::Base58, "jpXCZedGfVR", "does not fit in 64 bits"),
+            (
+                TextForm::Base58,
+                "é",
+                "id \"é\" is not base58: 'é' is not allowed",
+            ),
+            (
+                TextForm::Decimal,
+                "-1",
+                "id \"-1\" is negative; a decimal ID",
+            ),
+            (
+                TextForm::Decimal,
+                "1x",
+                "'x' is not allowed; a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615 (name the form",
+            ),
+            (TextForm::Hex, "0x", "id \"0x\" is empty; a hex ID"),
+            (
+                TextForm::Hex,
+                "0x1g",
+                "id \"0x1g\" is not hex: 'g' is not allowed",
+            ),
+        ];
+        for (form, input, expected) in cases {
+            let err = form.parse(input).unwrap_err();
+            assert_eq!(err.field(), Some("id"));
+            assert_eq!(err.kind(), crate::error::ErrorKind::InvalidInput);
+            assert!(
+                err.to_string().contains(expected),
+                "{form} {input:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn form_names_parse_and_refuse_with_the_list() {
+        for form in TextForm::ALL {
+            assert_eq!(form.name().parse::<TextForm>().unwrap(), form);
+            assert_eq!(
+                form.name().to_uppercase().parse::<TextForm>().unwrap(),
+                form
+            );
+        }
+        let err = "base64".parse::<TextForm>().unwrap_err();
+        assert_eq!(err.field(), Some("format"));
+        assert_eq!(
+            err.to_string(),
+            "format base64 is not allowed; a text form is decimal, hex, base32, base62 or base58"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn every_form_round_trips_and_matches_its_definition(raw in any::<u64>(), bits in 0u32..64) {
+            // Small values too, where the leading zeros matter.
+            let id = Id::new(raw >> bits);
+            for form in TextForm::ALL {
+                let text = id.to_text(form);
+                prop_assert_eq!(&text, &reference(form, id.get()));
+                prop_assert_eq!(form.parse(&text).unwrap(), id);
+                if let Some(width) = form.fixed_width() {
+                    prop_assert_eq!(text.len(), width);
+                    prop_assert_eq!(form.parse(text.trim_start_matches('0')).ok().unwrap_or(Id::new(0)), id);
+                }
+            }
+            prop_assert_eq!(TextForm::Base32.parse(&id.to_text(TextForm::Base32).to_lowercase()).unwrap(), id);
+        }
+
+        #[test]
+        fn fixed_width_text_sorts_as_the_ids_do(a in any::<u64>(), b in any::<u64>(), shift in 0u32..64) {
+            let (a, b) = (Id::new(a >> shift), Id::new(b));
+            for form in [TextForm::Base32, TextForm::Base62] {
+                let (ta, tb) = (a.to_text(form), b.to_text(form));
+                prop_assert_eq!(ta.cmp(&tb), a.cmp(&b), "{} {} vs {}", form, ta, tb);
+            }
+        }
+
+        #[test]
+        fn parsers_never_panic_and_errors_name_the_id(s in "\\PC{0,24}") {
+            prop_assert_eq!(Id::parse_bytes(s.as_bytes(), None), Id::parse_as(&s, None));
+            for form in TextForm::ALL {
+                prop_assert_eq!(Id::parse_bytes(s.as_bytes(), Some(form)), form.parse(&s));
+                match form.parse(&s) {
+                    Ok(id) => prop_assert!(form.parse(&id.to_text(form)).unwrap() == id),
+                    Err(err) => {
+                        prop_assert_eq!(err.field(), Some("id"));
+                        let prefix = format!("id {:?} ", s);
+                        prop_assert!(err.to_string().starts_with(&prefix));
+                    }
+                }
+            }
+        }
+    }
+}
