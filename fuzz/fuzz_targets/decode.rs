@@ -5,17 +5,4 @@
 //! Read an artifact with `cargo fuzz fmt decode <artifact>`.
 #![no_main]
 
-use std::sync::LazyLock;
-
-use libfuzzer_sys::fuzz_target;
-use snowflake::{Id, Layout};
-use snowflake_fuzz::check_decode;
-
-// Built once: rebuilding the five presets would cost more than the decode.
-static PRESETS: LazyLock<[Layout; Layout::PRESETS.len()]> = LazyLock::new(Layout::presets);
-
-fuzz_target!(|input: (u8, u64)| {
-    let (index, id) = input;
-    let layout = &PRESETS[usize::from(index) % PRESETS.len()];
-    check_decode(layout, Id::new(id));
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| snowflake_fuzz::targets::decode::run(data));

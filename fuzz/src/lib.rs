@@ -3,6 +3,8 @@
 //! Each check states what the core promises in its docs and panics when it
 //! does not hold, so libFuzzer records the input as a crash.
 
+pub mod targets;
+
 use snowflake::{Decoded, Id, Layout};
 
 /// The widths fill the ID exactly, most significant first, with no gaps.
