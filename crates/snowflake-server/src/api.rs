@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -30,7 +30,17 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/v1/decode/{id}", get(decode))
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
-        .route("/api/v1/ids", get(ids).post(ids))
+        .route("/api/v1/ids", get(ids).post(ids).head(no_head))
+}
+
+/// `HEAD` would run `GET` and drop the body: IDs issued and thrown away. It
+/// is refused instead, naming the methods that do issue.
+async fn no_head() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, HeaderValue::from_static("GET,POST"))],
+    )
+        .into_response()
 }
 
 /// The query's parameters; one given twice is an error, as in the CLI,
@@ -209,7 +219,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue_async(count, plain).await?;
+    let body = state.issue(count, plain).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

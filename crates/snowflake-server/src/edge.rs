@@ -1,26 +1,259 @@
-//! The outermost layer of every route.
+//! The outermost layer of every route: who may ask, the headers every answer
+//! carries, and the request metrics.
 
+use std::net::{IpAddr, Ipv6Addr};
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::MatchedPath;
-use axum::http::Request;
+use axum::extract::{MatchedPath, State};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
-use crate::{problem, telemetry};
+use crate::config::Config;
+use crate::problem::{self, Problem};
+use crate::state::AppState;
+use crate::telemetry::UNMATCHED;
 
-/// Turns any error response into problem+json, then counts the request and
-/// times it by route and status. One middleware rather than two, since each
-/// costs a boxed future.
-pub(crate) async fn edge(request: Request<Body>, next: Next) -> Response {
+/// The page loads its script and style sheet from this server and talks
+/// only to it; nothing may frame it (a `<meta>` policy cannot say that).
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+                   connect-src 'self'; img-src 'self' data:; base-uri 'none'; \
+                   form-action 'self'; frame-ancestors 'none'";
+
+/// The routes that use up IDs, which a foreign page must not call.
+const ISSUING: [&str; 1] = ["/api/v1/ids"];
+
+/// What the edge needs besides the state: who may ask.
+pub(crate) struct Edge {
+    state: Arc<AppState>,
+    cors_origins: Vec<String>,
+    loopback_hosts_only: bool,
+    allowed_hosts: Vec<String>,
+}
+
+impl Edge {
+    pub(crate) fn new(state: Arc<AppState>, config: &Config) -> Self {
+        Edge {
+            state,
+            cors_origins: config.cors_origins.clone(),
+            loopback_hosts_only: config.loopback_hosts_only,
+            allowed_hosts: config
+                .allowed_hosts
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
+        }
+    }
+
+    /// A refusal for a `Host` that is not this service's, or `None`. A page
+    /// on another site that rebinds its DNS name to 127.0.0.1 reaches a
+    /// loopback service under its own name, which this catches.
+    fn wrong_host(&self, request: &Request<Body>) -> Option<Response> {
+        if !self.loopback_hosts_only {
+            return None;
+        }
+        let host = host_of(request);
+        let name = host.map(host_name).unwrap_or_default().to_ascii_lowercase();
+        if is_loopback_name(&name) || self.allowed_hosts.contains(&name) {
+            return None;
+        }
+        let detail = match host {
+            None => {
+                "the request names no host; this service answers to loopback names only".to_string()
+            }
+            Some(host) => format!(
+                "host {} is not served here; this service answers to loopback names \
+                 (localhost, 127.0.0.1, [::1]) and the hosts its operator allows",
+                problem::quoted(host)
+            ),
+        };
+        Some(Problem::new(StatusCode::MISDIRECTED_REQUEST, "wrong-host", detail).into_response())
+    }
+
+    /// Who is asking, by the `Origin` a browser sends.
+    fn origin(&self, request: &Request<Body>) -> Origin {
+        let Some(origin) = request.headers().get(header::ORIGIN) else {
+            return Origin::Own;
+        };
+        let text = origin.to_str().unwrap_or("");
+        if let Some(host) = host_of(request) {
+            let own = text
+                .strip_prefix("http://")
+                .or_else(|| text.strip_prefix("https://"));
+            if own.is_some_and(|o| o.eq_ignore_ascii_case(host)) {
+                return Origin::Own;
+            }
+        }
+        if self.cors_origins.iter().any(|o| o == text) {
+            return Origin::Allowed(origin.clone());
+        }
+        Origin::Foreign
+    }
+}
+
+/// Who is asking, for a route that issues IDs.
+enum Origin {
+    /// No browser, or the service's own page.
+    Own,
+    /// A page from an origin the operator allows: gets CORS headers.
+    Allowed(HeaderValue),
+    /// A page from any other origin: refused.
+    Foreign,
+}
+
+fn foreign(request: &Request<Body>) -> Response {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .map(|o| String::from_utf8_lossy(o.as_bytes()).into_owned())
+        .unwrap_or_default();
+    let detail = format!(
+        "pages from origin {} may not ask this service for IDs; \
+         its operator can allow an origin",
+        problem::quoted(&origin)
+    );
+    Problem::new(StatusCode::FORBIDDEN, "foreign-origin", detail).into_response()
+}
+
+/// The `Host` header, or the authority of an HTTP/2 request.
+fn host_of(request: &Request<Body>) -> Option<&str> {
+    request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+}
+
+/// `host` without its port: `[::1]:8080` → `[::1]`, `localhost:80` → `localhost`.
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.find(']').map_or(host, |end| &host[..=end]);
+    }
+    host.rsplit_once(':').map_or(host, |(name, _)| name)
+}
+
+fn is_loopback_name(name: &str) -> bool {
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    if let Some(inner) = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+        return inner.parse::<Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
+    }
+    name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Headers every answer carries.
+fn harden(headers: &mut HeaderMap) {
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+}
+
+fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    headers.insert(header::VARY, HeaderValue::from_static("origin"));
+}
+
+/// The answer to a CORS preflight from an allowed origin.
+fn preflight(origin: HeaderValue) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    allow_origin(headers, origin);
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("accept, content-type"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    response
+}
+
+/// Checks who asks, runs the route, turns any error response into
+/// problem+json, adds the headers every answer carries, then counts the
+/// request and times it by route and status. One middleware rather than
+/// several, since each costs a boxed future.
+pub(crate) async fn edge(
+    State(edge): State<Arc<Edge>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response {
     let route = request.extensions().get::<MatchedPath>().cloned();
+    let route = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
     let method = request.method().clone();
     let start = Instant::now();
-    let response = problem::as_problem(next.run(request).await);
-    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
-    let m = telemetry::route(route, &method, response.status());
+    let mut response = if let Some(refused) = edge.wrong_host(&request) {
+        refused
+    } else if ISSUING.contains(&route) {
+        match edge.origin(&request) {
+            Origin::Foreign => foreign(&request),
+            Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
+            Origin::Allowed(origin) => {
+                let mut response = problem::as_problem(next.run(request).await);
+                allow_origin(response.headers_mut(), origin);
+                response
+            }
+            Origin::Own => problem::as_problem(next.run(request).await),
+        }
+    } else {
+        problem::as_problem(next.run(request).await)
+    };
+    harden(response.headers_mut());
+    let m = edge
+        .state
+        .telemetry
+        .route(route, &method, response.status());
     m.requests.increment(1);
     m.latency.record(start.elapsed().as_secs_f64());
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_names_with_and_without_ports() {
+        for host in [
+            "localhost",
+            "localhost:8080",
+            "LOCALHOST:1",
+            "127.0.0.1",
+            "127.1.2.3:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            let name = host_name(host).to_ascii_lowercase();
+            assert!(is_loopback_name(&name), "{host} is loopback");
+        }
+        for host in [
+            "evil.example",
+            "evil.example:8080",
+            "127.0.0.1.evil.example",
+            "10.0.0.1:80",
+            "[::2]:80",
+            "localhost.evil.example",
+            "",
+        ] {
+            let name = host_name(host).to_ascii_lowercase();
+            assert!(!is_loopback_name(&name), "{host} is not loopback");
+        }
+    }
 }

@@ -2,25 +2,36 @@
 //! and the one path by which IDs leave the service.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use axum::http::StatusCode;
-use metrics_exporter_prometheus::PrometheusHandle;
-use snowflake::{Clock, Layout};
+use axum::body::Body;
+use snowflake::{Clock, ErrorKind, Layout};
+use tokio::sync::Semaphore;
 
+use crate::config::Config;
+use crate::issue::{self, Format};
 use crate::problem::Problem;
 use crate::source::{IdSource, ServerGenerator, Unavailable};
-use crate::telemetry;
-
-/// Requests for up to this many IDs are served on the async worker.
-const INLINE_COUNT: u64 = 1024;
+use crate::telemetry::Telemetry;
 
 /// What every handler shares.
 pub struct AppState {
     source: Arc<dyn IdSource>,
-    pub(crate) metrics: PrometheusHandle,
-    /// `{"layout":"<name>","ids":[`, the start of every JSON ids body,
-    /// made once rather than per request.
-    ids_prefix: String,
+    pub(crate) telemetry: Telemetry,
+    /// The start of every JSON ids body, made once rather than per request.
+    ids_prefix: Arc<str>,
+    /// Requests for up to this many IDs are served on the async worker: one
+    /// time unit's worth, so at most one wait for the next unit happens
+    /// there. Larger ones are streamed from the blocking pool.
+    inline_count: u64,
+    /// Permits for making a chunk of a large request.
+    large: Arc<Semaphore>,
+    /// How long a streamed body may take to be read.
+    request_timeout: Duration,
+    /// Set when issuing failed because the mark could not be stored, cleared
+    /// when issuing succeeds: readiness then fails with the IDs route.
+    store_failing: AtomicBool,
 }
 
 impl std::fmt::Debug for AppState {
@@ -41,15 +52,26 @@ fn unavailable(why: &Unavailable) -> Problem {
 }
 
 impl AppState {
-    /// State around a source of IDs.
+    /// State around a source of IDs, with the default limits.
     pub fn new(source: Arc<dyn IdSource>) -> Self {
+        AppState::with_config(source, &Config::default())
+    }
+
+    /// State around a source of IDs, with the limits of `config`.
+    pub fn with_config(source: Arc<dyn IdSource>, config: &Config) -> Self {
+        let layout = source.layout();
         AppState {
             ids_prefix: format!(
                 "{{\"layout\":{},\"ids\":[",
-                serde_json::Value::from(source.layout().name().into_owned())
-            ),
+                serde_json::Value::from(layout.name().into_owned())
+            )
+            .into(),
+            inline_count: layout.ids_per_tick().unwrap_or(1),
+            large: Arc::new(Semaphore::new(config.max_large_batches.max(1))),
+            request_timeout: config.request_timeout,
+            store_failing: AtomicBool::new(false),
+            telemetry: Telemetry::new(),
             source,
-            metrics: telemetry::handle(),
         }
     }
 
@@ -70,12 +92,23 @@ impl AppState {
 
     /// Runs `issue` on the generator the node may issue from now, and hands
     /// its result out only if the source still allows it afterwards.
-    fn with_generator<T>(
+    pub(crate) fn with_generator<T>(
         &self,
         issue: impl FnOnce(&ServerGenerator) -> Result<T, snowflake::Error>,
     ) -> Result<T, Problem> {
         let generator = self.source.current().map_err(|why| unavailable(&why))?;
-        let out = issue(&generator)?;
+        let out = match issue(&generator) {
+            Ok(out) => {
+                self.store_failing.store(false, Ordering::Relaxed);
+                out
+            }
+            Err(err) => {
+                if err.kind() == ErrorKind::Store {
+                    self.store_failing.store(true, Ordering::Relaxed);
+                }
+                return Err(Problem::from_issue(&err));
+            }
+        };
         if !self.source.still_valid(&generator) {
             return Err(unavailable(&Unavailable::new(
                 "the source's right to issue ended while these IDs were made; none were issued",
@@ -84,88 +117,44 @@ impl AppState {
         Ok(out)
     }
 
-    /// Whether the node can issue now: the readiness body, or why not.
+    /// Whether the node can issue now: the readiness body, or why not. After
+    /// a failed mark write it issues one ID as a probe, since only a write
+    /// shows whether the store works again.
     pub fn ready(&self) -> Result<serde_json::Value, Problem> {
-        self.with_generator(|g| g.ready())?;
+        if self.store_failing.load(Ordering::Relaxed) {
+            self.with_generator(|g| g.next_id())?;
+        } else {
+            self.with_generator(|g| g.ready())?;
+        }
         let mut body = serde_json::Map::new();
         body.insert("status".into(), "ready".into());
         body.extend(self.source.status());
         Ok(serde_json::Value::Object(body))
     }
 
-    /// `count` fresh IDs as the response body: JSON, or one per line.
-    fn issue(&self, count: u64, plain: bool) -> Result<Vec<u8>, Problem> {
-        self.with_generator(|generator| self.write_ids(generator, count, plain))
-    }
-
-    /// Issues off the async workers when the batch is large: past one time
-    /// unit's worth the generator may sleep until the next millisecond, and
-    /// a worker must not.
-    pub(crate) async fn issue_async(
-        self: &Arc<Self>,
-        count: u64,
-        plain: bool,
-    ) -> Result<Vec<u8>, Problem> {
-        if count <= INLINE_COUNT {
-            return self.issue(count, plain);
+    /// `count` fresh IDs as a response body, JSON or one per line: made at
+    /// once when they fit in one time unit, else streamed (see `issue`).
+    pub(crate) async fn issue(self: &Arc<Self>, count: u64, plain: bool) -> Result<Body, Problem> {
+        let format = Format {
+            prefix: Arc::clone(&self.ids_prefix),
+            plain,
+        };
+        if count <= self.inline_count {
+            return Ok(Body::from(issue::whole(self, &format, count)?));
         }
-        let state = Arc::clone(self);
-        tokio::task::spawn_blocking(move || state.issue(count, plain))
-            .await
-            .map_err(|_| {
-                Problem::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "internal server error",
-                )
-            })?
-    }
-
-    fn write_ids(
-        &self,
-        generator: &ServerGenerator,
-        count: u64,
-        plain: bool,
-    ) -> Result<Vec<u8>, snowflake::Error> {
-        let mut body = Vec::with_capacity(count as usize * 22 + 64);
-        if !plain {
-            body.extend_from_slice(self.ids_prefix.as_bytes());
-        }
-        let mut left = count;
-        let mut buf = [0u8; 20];
-        let mut first = true;
-        while left > 0 {
-            let batch = generator.next_ids(left)?;
-            left -= batch.len() as u64;
-            for id in batch {
-                if plain {
-                    body.extend_from_slice(id.to_decimal(&mut buf).as_bytes());
-                    body.push(b'\n');
-                } else {
-                    if !first {
-                        body.push(b',');
-                    }
-                    first = false;
-                    body.push(b'"');
-                    body.extend_from_slice(id.to_decimal(&mut buf).as_bytes());
-                    body.push(b'"');
-                }
-            }
-        }
-        if !plain {
-            body.extend_from_slice(b"]}");
-        }
-        Ok(body)
+        let deadline = tokio::time::Instant::now() + self.request_timeout;
+        issue::streamed(self, &self.large, format, count, deadline).await
     }
 
     /// Copies the generator's and the source's counters into the metrics
     /// registry; called on each scrape, so the hot path pays nothing for them.
     pub(crate) fn publish_metrics(&self) {
-        self.source.publish_metrics();
+        self.telemetry.scope(|| self.source.publish_metrics());
         let ready = self.ready().is_ok();
-        metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 });
+        self.telemetry
+            .scope(|| metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 }));
         if let Ok(generator) = self.source.current() {
-            telemetry::publish_generator(&generator.stats());
+            self.telemetry.publish_generator(&generator.stats());
         }
     }
 }
