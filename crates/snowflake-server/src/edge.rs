@@ -22,6 +22,10 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
                    connect-src 'self'; img-src 'self' data:; base-uri 'none'; \
                    form-action 'self'; frame-ancestors 'none'";
 
+/// The longest request target served: no route needs more, and hyper's
+/// own limit (its 64 KiB buffer) would answer with an empty 431 instead.
+const MAX_URI: usize = 8 * 1024;
+
 /// The routes that use up IDs, which a foreign page must not call.
 const ISSUING: [&str; 1] = ["/api/v1/ids"];
 
@@ -199,7 +203,14 @@ pub(crate) async fn edge(
     let route = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
     let method = request.method().clone();
     let start = Instant::now();
-    let mut response = if let Some(refused) = edge.wrong_host(&request) {
+    let too_long = request
+        .uri()
+        .path_and_query()
+        .is_some_and(|p| p.as_str().len() > MAX_URI);
+    let mut response = if too_long {
+        let detail = format!("the request target is longer than {MAX_URI} bytes");
+        Problem::new(StatusCode::URI_TOO_LONG, "uri-too-long", detail).into_response()
+    } else if let Some(refused) = edge.wrong_host(&request) {
         refused
     } else if ISSUING.contains(&route) {
         match edge.origin(&request) {

@@ -1311,3 +1311,19 @@ async fn serving_refuses_a_clock_outside_the_layout() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_long_request_target_is_414_as_a_problem() {
+    let uri = format!("/api/v1/decode/1?layout={}", "x".repeat(9000));
+    let reply = send_with(
+        &config(),
+        Request::get(uri.as_str()).body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_problem(
+        &reply,
+        StatusCode::URI_TOO_LONG,
+        None,
+        "longer than 8192 bytes",
+    );
+}
