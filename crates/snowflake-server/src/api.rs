@@ -192,6 +192,7 @@ pub async fn layouts() -> Response {
     responses(
         (status = 200, description = "fresh IDs, as decimal strings; with Accept: text/plain one per line", body = crate::schema::IdsSchema),
         (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "a page from an origin the operator does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn ids(
