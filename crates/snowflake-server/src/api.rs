@@ -9,10 +9,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use snowflake::{Clock, Id, Layout};
 
 use crate::input::{parse_time, resolve_layout};
+use crate::issue::Limits;
 use crate::problem::Problem;
 use crate::state::AppState;
 
@@ -197,6 +198,7 @@ pub async fn layouts() -> Response {
     ))]
 pub async fn ids(
     State(state): State<Arc<AppState>>,
+    Extension(limits): Extension<Arc<Limits>>,
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
@@ -220,7 +222,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue(count, plain).await?;
+    let body = state.issue(count, plain, &limits).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

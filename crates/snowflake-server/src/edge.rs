@@ -12,6 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::config::Config;
+use crate::issue::Limits;
 use crate::problem::{self, Problem};
 use crate::state::AppState;
 use crate::telemetry::UNMATCHED;
@@ -32,6 +33,7 @@ const ISSUING: [&str; 1] = ["/api/v1/ids"];
 /// What the edge needs besides the state: who may ask.
 pub(crate) struct Edge {
     state: Arc<AppState>,
+    limits: Arc<Limits>,
     cors_origins: Vec<String>,
     loopback_hosts_only: bool,
     allowed_hosts: Vec<String>,
@@ -41,6 +43,7 @@ impl Edge {
     pub(crate) fn new(state: Arc<AppState>, config: &Config) -> Self {
         Edge {
             state,
+            limits: Arc::new(Limits::new(config)),
             cors_origins: config.cors_origins.clone(),
             loopback_hosts_only: config.loopback_hosts_only,
             allowed_hosts: config
@@ -216,12 +219,15 @@ pub(crate) async fn edge(
         match edge.origin(&request) {
             Origin::Foreign => foreign(&request),
             Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
-            Origin::Allowed(origin) => {
+            allowed => {
+                let mut request = request;
+                request.extensions_mut().insert(Arc::clone(&edge.limits));
                 let mut response = problem::as_problem(next.run(request).await);
-                allow_origin(response.headers_mut(), origin);
+                if let Origin::Allowed(origin) = allowed {
+                    allow_origin(response.headers_mut(), origin);
+                }
                 response
             }
-            Origin::Own => problem::as_problem(next.run(request).await),
         }
     } else {
         problem::as_problem(next.run(request).await)

@@ -8,6 +8,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use http_body::Frame;
@@ -15,6 +16,7 @@ use snowflake::IdBatch;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::Instant;
 
+use crate::config::Config;
 use crate::problem::Problem;
 use crate::source::ServerGenerator;
 use crate::state::AppState;
@@ -23,6 +25,25 @@ use crate::state::AppState;
 /// a slow reader holds little, large enough that a chunk's hop to the
 /// blocking pool is a small share of its cost.
 pub(crate) const CHUNK_IDS: u64 = 2048;
+
+/// The service's limits on issuing, from its [`Config`]: the edge hands
+/// them to the IDs route with each request, so they come from the same
+/// settings as the layers around it.
+pub(crate) struct Limits {
+    /// Permits for making a chunk of a large request.
+    pub(crate) large: Arc<Semaphore>,
+    /// How long a request may take, a streamed body's reading included.
+    pub(crate) request_timeout: Duration,
+}
+
+impl Limits {
+    pub(crate) fn new(config: &Config) -> Self {
+        Limits {
+            large: Arc::new(Semaphore::new(config.max_large_batches.max(1))),
+            request_timeout: config.request_timeout,
+        }
+    }
+}
 
 /// How a body is written: JSON (`{"layout":…,"ids":["…",…]}`) or one
 /// decimal per line.

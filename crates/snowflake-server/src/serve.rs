@@ -86,7 +86,7 @@ pub async fn serve_until(
         config.loopback_hosts_only = true;
     }
     tracing::info!(%addr, layout = %source.layout(), "listening on http://{addr}/");
-    let state = Arc::new(AppState::with_config(Arc::clone(&source), &config));
+    let state = Arc::new(AppState::new(Arc::clone(&source)));
     // The recorder folds histogram samples only when asked; without this an
     // unscraped server would hold every sample it ever took.
     let upkeep_state = Arc::clone(&state);

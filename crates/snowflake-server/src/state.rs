@@ -3,14 +3,11 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use axum::body::Body;
 use snowflake::{Clock, ErrorKind, Layout};
-use tokio::sync::Semaphore;
 
-use crate::config::Config;
-use crate::issue::{self, Format};
+use crate::issue::{self, Format, Limits};
 use crate::problem::Problem;
 use crate::source::{IdSource, ServerGenerator, Unavailable};
 use crate::telemetry::Telemetry;
@@ -25,10 +22,6 @@ pub struct AppState {
     /// time unit's worth, so at most one wait for the next unit happens
     /// there. Larger ones are streamed from the blocking pool.
     inline_count: u64,
-    /// Permits for making a chunk of a large request.
-    large: Arc<Semaphore>,
-    /// How long a streamed body may take to be read.
-    request_timeout: Duration,
     /// Set when issuing failed because the mark could not be stored, cleared
     /// when issuing succeeds: readiness then fails with the IDs route.
     store_failing: AtomicBool,
@@ -52,13 +45,8 @@ fn unavailable(why: &Unavailable) -> Problem {
 }
 
 impl AppState {
-    /// State around a source of IDs, with the default limits.
+    /// State around a source of IDs.
     pub fn new(source: Arc<dyn IdSource>) -> Self {
-        AppState::with_config(source, &Config::default())
-    }
-
-    /// State around a source of IDs, with the limits of `config`.
-    pub fn with_config(source: Arc<dyn IdSource>, config: &Config) -> Self {
         let layout = source.layout();
         AppState {
             ids_prefix: format!(
@@ -67,8 +55,6 @@ impl AppState {
             )
             .into(),
             inline_count: layout.ids_per_tick().unwrap_or(1),
-            large: Arc::new(Semaphore::new(config.max_large_batches.max(1))),
-            request_timeout: config.request_timeout,
             store_failing: AtomicBool::new(false),
             telemetry: Telemetry::new(),
             source,
@@ -134,7 +120,12 @@ impl AppState {
 
     /// `count` fresh IDs as a response body, JSON or one per line: made at
     /// once when they fit in one time unit, else streamed (see `issue`).
-    pub(crate) async fn issue(self: &Arc<Self>, count: u64, plain: bool) -> Result<Body, Problem> {
+    pub(crate) async fn issue(
+        self: &Arc<Self>,
+        count: u64,
+        plain: bool,
+        limits: &Limits,
+    ) -> Result<Body, Problem> {
         let format = Format {
             prefix: Arc::clone(&self.ids_prefix),
             plain,
@@ -142,8 +133,8 @@ impl AppState {
         if count <= self.inline_count {
             return Ok(Body::from(issue::whole(self, &format, count)?));
         }
-        let deadline = tokio::time::Instant::now() + self.request_timeout;
-        issue::streamed(self, &self.large, format, count, deadline).await
+        let deadline = tokio::time::Instant::now() + limits.request_timeout;
+        issue::streamed(self, &limits.large, format, count, deadline).await
     }
 
     /// Copies the generator's and the source's counters into the metrics

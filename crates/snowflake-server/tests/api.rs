@@ -1327,3 +1327,40 @@ async fn a_long_request_target_is_414_as_a_problem() {
         "longer than 8192 bytes",
     );
 }
+
+#[tokio::test]
+async fn a_stream_not_read_in_time_is_cut_off_and_stops_issuing() {
+    let source = standalone();
+    let config = Config {
+        request_timeout: Duration::from_millis(200),
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let before = source.generator().stats().issued;
+    let response = router
+        .oneshot(
+            Request::post("/api/v1/ids?count=100000")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    body.frame().await.unwrap().unwrap();
+    // The reader stalls past the deadline, then tries to go on.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut ended_in_error = false;
+    while let Some(frame) = body.frame().await {
+        if frame.is_err() {
+            ended_in_error = true;
+            break;
+        }
+    }
+    assert!(ended_in_error, "a cut-off stream ended like a complete one");
+    let issued = source.generator().stats().issued - before;
+    assert!(
+        issued < 100_000,
+        "all {issued} IDs were made for a reader that stalled"
+    );
+}
