@@ -19,7 +19,6 @@ use tokio::time::Instant;
 use crate::config::Config;
 use crate::problem::Problem;
 use crate::source::ServerGenerator;
-use crate::state::AppState;
 
 /// IDs per chunk of a streamed body: about 45 KB of JSON, small enough that
 /// a slow reader holds little, large enough that a chunk's hop to the
@@ -104,22 +103,45 @@ fn fill(
     Ok(())
 }
 
-/// The whole body of a small request, made on the calling thread.
-pub(crate) fn whole(state: &AppState, format: &Format, count: u64) -> Result<Vec<u8>, Problem> {
-    state.with_generator(|generator| {
-        let mut out = Vec::with_capacity(count as usize * 22 + format.prefix.len() + 2);
+/// `count` IDs as (part of) a body: the JSON opening when `first`, the
+/// closing when `last`.
+pub(crate) fn write(
+    generator: &ServerGenerator,
+    format: &Format,
+    count: u64,
+    first: bool,
+    last: bool,
+) -> Result<Vec<u8>, snowflake::Error> {
+    let mut out = Vec::with_capacity(count as usize * 23 + format.prefix.len() + 2);
+    if first {
         format.start(&mut out);
-        fill(generator, format, count, &mut true, &mut out)?;
+    }
+    let mut fresh = first;
+    fill(generator, format, count, &mut fresh, &mut out)?;
+    if last {
         format.end(&mut out);
-        Ok(out)
-    })
+    }
+    Ok(out)
+}
+
+/// What makes the chunks of a streamed body: the service state, which
+/// knows which generator may issue now.
+pub(crate) trait MakeChunk: Send + Sync + 'static {
+    /// [`write`] on the generator that may issue now; may block.
+    fn make(
+        &self,
+        format: &Format,
+        count: u64,
+        first: bool,
+        last: bool,
+    ) -> Result<Vec<u8>, Problem>;
 }
 
 /// One chunk of a streamed body, made off the async workers (the generator
 /// may sleep until the next time unit) while holding a large-batch permit,
 /// so large requests take turns and never crowd out small ones.
-async fn chunk(
-    state: &Arc<AppState>,
+async fn chunk<S: MakeChunk>(
+    source: &Arc<S>,
     large: &Arc<Semaphore>,
     format: &Format,
     count: u64,
@@ -130,22 +152,11 @@ async fn chunk(
         .acquire_owned()
         .await
         .map_err(|_| Problem::internal())?;
-    let state = Arc::clone(state);
+    let source = Arc::clone(source);
     let format = format.clone();
     let made = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        state.with_generator(|generator| {
-            let mut out = Vec::with_capacity(count as usize * 23 + format.prefix.len() + 2);
-            if first {
-                format.start(&mut out);
-            }
-            let mut fresh = first;
-            fill(generator, &format, count, &mut fresh, &mut out)?;
-            if last {
-                format.end(&mut out);
-            }
-            Ok(out)
-        })
+        source.make(&format, count, first, last)
     })
     .await
     .map_err(|_| Problem::internal())??;
@@ -158,22 +169,22 @@ async fn chunk(
 /// When the client leaves, or `deadline` passes before it took everything,
 /// no further chunk is made and the body ends in an error rather than as
 /// valid-looking truncated JSON.
-pub(crate) async fn streamed(
-    state: &Arc<AppState>,
+pub(crate) async fn streamed<S: MakeChunk>(
+    source: &Arc<S>,
     large: &Arc<Semaphore>,
     format: Format,
     count: u64,
     deadline: Instant,
 ) -> Result<Body, Problem> {
     let size = count.min(CHUNK_IDS);
-    let head = chunk(state, large, &format, size, true, size == count).await?;
+    let head = chunk(source, large, &format, size, true, size == count).await?;
     if size == count {
         return Ok(Body::from(head));
     }
     // One chunk waits in the channel while the next is made: a reader that
     // keeps up never waits for the generator, and a stalled one holds two.
     let (tx, rx) = mpsc::channel::<(Bytes, bool)>(1);
-    let state = Arc::clone(state);
+    let source = Arc::clone(source);
     let large = Arc::clone(large);
     tokio::spawn(async move {
         if tx.send((head, false)).await.is_err() {
@@ -187,7 +198,7 @@ pub(crate) async fn streamed(
             }
             let size = left.min(CHUNK_IDS);
             left -= size;
-            let made = match chunk(&state, &large, &format, size, false, left == 0).await {
+            let made = match chunk(&source, &large, &format, size, false, left == 0).await {
                 Ok(made) => made,
                 Err(problem) => {
                     tracing::warn!(detail = %problem.detail, "an ID stream stopped early");

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use axum::body::Body;
 use snowflake::{Clock, ErrorKind, Layout};
 
-use crate::issue::{self, Format, Limits};
+use crate::issue::{self, Format, Limits, MakeChunk};
 use crate::problem::Problem;
 use crate::source::{IdSource, ServerGenerator, Unavailable};
 use crate::telemetry::Telemetry;
@@ -131,7 +131,7 @@ impl AppState {
             plain,
         };
         if count <= self.inline_count {
-            return Ok(Body::from(issue::whole(self, &format, count)?));
+            return Ok(Body::from(self.make(&format, count, true, true)?));
         }
         let deadline = tokio::time::Instant::now() + limits.request_timeout;
         issue::streamed(self, &limits.large, format, count, deadline).await
@@ -147,5 +147,17 @@ impl AppState {
         if let Ok(generator) = self.source.current() {
             self.telemetry.publish_generator(&generator.stats());
         }
+    }
+}
+
+impl MakeChunk for AppState {
+    fn make(
+        &self,
+        format: &Format,
+        count: u64,
+        first: bool,
+        last: bool,
+    ) -> Result<Vec<u8>, Problem> {
+        self.with_generator(|generator| issue::write(generator, format, count, first, last))
     }
 }
