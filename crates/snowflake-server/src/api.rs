@@ -9,7 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use snowflake::{Clock, Id, Layout};
 
 use crate::input::{parse_time, resolve_layout};
@@ -25,13 +25,22 @@ type Params = BTreeMap<String, String>;
 /// Parameters that are not field values.
 const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
 
-pub fn router() -> Router<Arc<AppState>> {
+/// The API's routes; `limits` bound what one request for IDs may take.
+pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
+    // The limits ride in the handler, not in request extensions: no
+    // allocation per request on the one-ID path.
+    let issue = move |State(state): State<Arc<AppState>>,
+                      headers: HeaderMap,
+                      query: Result<Query<Vec<(String, String)>>, QueryRejection>| {
+        let limits = Arc::clone(&limits);
+        async move { ids(State(state), &limits, headers, query).await }
+    };
     Router::new()
         .route("/api/v1/compose", get(compose))
         .route("/api/v1/decode/{id}", get(decode))
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
-        .route("/api/v1/ids", get(ids).post(ids).head(no_head))
+        .route("/api/v1/ids", get(issue.clone()).post(issue).head(no_head))
 }
 
 /// `HEAD` would run `GET` and drop the body: IDs issued and thrown away. It
@@ -198,7 +207,7 @@ pub async fn layouts() -> Response {
     ))]
 pub async fn ids(
     State(state): State<Arc<AppState>>,
-    Extension(limits): Extension<Arc<Limits>>,
+    limits: &Limits,
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
@@ -222,7 +231,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue(count, plain, &limits).await?;
+    let body = state.issue(count, plain, limits).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

@@ -3,25 +3,19 @@
 
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{MatchedPath, State};
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::issue::Limits;
 use crate::problem::{self, Problem};
 use crate::state::AppState;
 use crate::telemetry::UNMATCHED;
-
-/// The page loads its script and style sheet from this server and talks
-/// only to it; nothing may frame it (a `<meta>` policy cannot say that).
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-                   connect-src 'self'; img-src 'self' data:; base-uri 'none'; \
-                   form-action 'self'; frame-ancestors 'none'";
 
 /// The longest request target served: no route needs more, and hyper's
 /// own limit (its 64 KiB buffer) would answer with an empty 431 instead.
@@ -33,7 +27,12 @@ const ISSUING: [&str; 1] = ["/api/v1/ids"];
 /// What the edge needs besides the state: who may ask.
 pub(crate) struct Edge {
     state: Arc<AppState>,
-    limits: Arc<Limits>,
+    /// One turn per request in flight, for the whole server. A
+    /// `ConcurrencyLimitLayer` under `Router::layer` gave every route and
+    /// method its own semaphore; tower's global limit waits in `poll_ready`,
+    /// where no timeout sees it. Here the wait is inside the request's time.
+    turns: Arc<Semaphore>,
+    request_timeout: Duration,
     cors_origins: Vec<String>,
     loopback_hosts_only: bool,
     allowed_hosts: Vec<String>,
@@ -43,7 +42,8 @@ impl Edge {
     pub(crate) fn new(state: Arc<AppState>, config: &Config) -> Self {
         Edge {
             state,
-            limits: Arc::new(Limits::new(config)),
+            turns: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
+            request_timeout: config.request_timeout,
             cors_origins: config.cors_origins.clone(),
             loopback_hosts_only: config.loopback_hosts_only,
             allowed_hosts: config
@@ -100,6 +100,26 @@ impl Edge {
     }
 }
 
+impl Edge {
+    /// Runs the route once it has a turn, all within the request timeout.
+    async fn run(&self, request: Request<Body>, next: Next) -> Response {
+        let served = tokio::time::timeout(self.request_timeout, async {
+            // The semaphore is never closed, so a turn always comes.
+            let _turn = self.turns.acquire().await;
+            next.run(request).await
+        });
+        match served.await {
+            Ok(response) => response,
+            Err(_) => Problem::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                "the request took too long",
+            )
+            .into_response(),
+        }
+    }
+}
+
 /// Who is asking, for a route that issues IDs.
 enum Origin {
     /// No browser, or the service's own page.
@@ -151,21 +171,13 @@ fn is_loopback_name(name: &str) -> bool {
     name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Headers every answer carries.
+/// `nosniff` on every answer: a JSON body or a problem must never be
+/// sniffed into a script or a page.
 fn harden(headers: &mut HeaderMap) {
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
 }
 
 fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
@@ -220,9 +232,7 @@ pub(crate) async fn edge(
             Origin::Foreign => foreign(&request),
             Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
             allowed => {
-                let mut request = request;
-                request.extensions_mut().insert(Arc::clone(&edge.limits));
-                let mut response = problem::as_problem(next.run(request).await);
+                let mut response = problem::as_problem(edge.run(request, next).await);
                 if let Origin::Allowed(origin) = allowed {
                     allow_origin(response.headers_mut(), origin);
                 }
@@ -230,7 +240,7 @@ pub(crate) async fn edge(
             }
         }
     } else {
-        problem::as_problem(next.run(request).await)
+        problem::as_problem(edge.run(request, next).await)
     };
     harden(response.headers_mut());
     let m = edge
