@@ -46,11 +46,7 @@ impl Edge {
             request_timeout: config.request_timeout,
             cors_origins: config.cors_origins.clone(),
             loopback_hosts_only: config.loopback_hosts_only,
-            allowed_hosts: config
-                .allowed_hosts
-                .iter()
-                .map(|h| h.to_ascii_lowercase())
-                .collect(),
+            allowed_hosts: config.allowed_hosts.clone(),
         }
     }
 
@@ -62,8 +58,13 @@ impl Edge {
             return None;
         }
         let host = host_of(request);
-        let name = host.map(host_name).unwrap_or_default().to_ascii_lowercase();
-        if is_loopback_name(&name) || self.allowed_hosts.contains(&name) {
+        let name = host.map(host_name).unwrap_or_default();
+        if is_loopback_name(name)
+            || self
+                .allowed_hosts
+                .iter()
+                .any(|allowed| allowed.eq_ignore_ascii_case(name))
+        {
             return None;
         }
         let detail = match host {
@@ -161,8 +162,16 @@ fn host_name(host: &str) -> &str {
     host.rsplit_once(':').map_or(host, |(name, _)| name)
 }
 
+/// Whether `name` (any case) is a loopback name. Compared in place rather
+/// than lower-cased first: this runs on every request.
 fn is_loopback_name(name: &str) -> bool {
-    if name == "localhost" || name.ends_with(".localhost") {
+    const SUFFIX: &str = ".localhost";
+    let len = name.len();
+    if name.eq_ignore_ascii_case("localhost")
+        || (len > SUFFIX.len()
+            && name.is_char_boundary(len - SUFFIX.len())
+            && name[len - SUFFIX.len()..].eq_ignore_ascii_case(SUFFIX))
+    {
         return true;
     }
     if let Some(inner) = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
@@ -262,13 +271,13 @@ mod tests {
             "localhost",
             "localhost:8080",
             "LOCALHOST:1",
+            "app.LocalHost:8080",
             "127.0.0.1",
             "127.1.2.3:80",
             "[::1]",
             "[::1]:8080",
         ] {
-            let name = host_name(host).to_ascii_lowercase();
-            assert!(is_loopback_name(&name), "{host} is loopback");
+            assert!(is_loopback_name(host_name(host)), "{host} is loopback");
         }
         for host in [
             "evil.example",
@@ -279,8 +288,7 @@ mod tests {
             "localhost.evil.example",
             "",
         ] {
-            let name = host_name(host).to_ascii_lowercase();
-            assert!(!is_loopback_name(&name), "{host} is not loopback");
+            assert!(!is_loopback_name(host_name(host)), "{host} is not loopback");
         }
     }
 }
