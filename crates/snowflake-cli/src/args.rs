@@ -32,7 +32,7 @@ pub enum Command {
     /// Issue fresh IDs from a generator, one per line.
     Generate(GenerateArgs),
     /// Run the web tool and the JSON API that hands out IDs.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Cluster mode on etcd: which nodes hold which slots.
     #[command(subcommand)]
     Cluster(ClusterCommand),
@@ -274,6 +274,17 @@ fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
         .map_err(|_| "give an address and port, such as 127.0.0.1:8080 or [::1]:8080".to_string())
 }
 
+fn origin(text: &str) -> Result<String, String> {
+    let text = text.trim().trim_end_matches('/');
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.contains('/') => Ok(text.to_string()),
+        _ => Err("an origin is a scheme and a host, such as https://app.example.com".to_string()),
+    }
+}
+
 fn lease_secs(text: &str) -> Result<u64, String> {
     whole_in(text, 2..=600, "a lease lives 2 to 600 seconds")
 }
@@ -424,6 +435,73 @@ pub struct ServeArgs {
         value_parser = concurrency
     )]
     pub max_concurrency: usize,
+    /// Chunks of large requests (more IDs than one time unit holds) made at
+    /// once, so they cannot crowd out small ones.
+    #[arg(
+        long,
+        default_value = "2",
+        env = "SNOWFLAKE_MAX_LARGE_BATCHES",
+        value_name = "N",
+        value_parser = concurrency
+    )]
+    pub max_large_batches: usize,
+    /// Seconds a client may take to send a request's headers; an HTTP/1
+    /// connection waiting for its next request is bound by it too.
+    #[arg(
+        long,
+        default_value = "10",
+        env = "SNOWFLAKE_HEADER_TIMEOUT",
+        value_name = "SECS",
+        value_parser = timeout_secs
+    )]
+    pub header_timeout: u64,
+    /// Seconds a connection may go without a byte moving either way.
+    #[arg(
+        long,
+        default_value = "60",
+        env = "SNOWFLAKE_IDLE_TIMEOUT",
+        value_name = "SECS",
+        value_parser = timeout_secs
+    )]
+    pub idle_timeout: u64,
+    /// Connections open at once; more wait in the listen backlog.
+    #[arg(
+        long,
+        default_value = "1024",
+        env = "SNOWFLAKE_MAX_CONNECTIONS",
+        value_name = "N",
+        value_parser = concurrency
+    )]
+    pub max_connections: usize,
+    /// Seconds requests in flight get after SIGTERM before their
+    /// connections are closed.
+    #[arg(
+        long,
+        default_value = "10",
+        env = "SNOWFLAKE_SHUTDOWN_TIMEOUT",
+        value_name = "SECS",
+        value_parser = timeout_secs
+    )]
+    pub shutdown_timeout: u64,
+    /// An origin whose pages may ask for IDs (https://app.example.com);
+    /// repeat for more. Pages from other origins are refused.
+    #[arg(
+        long = "cors-origin",
+        value_name = "ORIGIN",
+        env = "SNOWFLAKE_CORS_ORIGINS",
+        value_delimiter = ',',
+        value_parser = origin
+    )]
+    pub cors_origins: Vec<String>,
+    /// A host name to answer to besides loopback ones when listening on
+    /// loopback (a name in /etc/hosts, say); repeat for more.
+    #[arg(
+        long = "allowed-host",
+        value_name = "NAME",
+        env = "SNOWFLAKE_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
     #[command(flatten)]
     pub etcd: EtcdArgs,
     /// Cluster mode: seconds the slot's lease lives without renewal.

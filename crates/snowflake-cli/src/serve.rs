@@ -33,6 +33,14 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
     let config = Config {
         request_timeout: Duration::from_secs(args.request_timeout),
         max_concurrency: args.max_concurrency,
+        max_large_batches: args.max_large_batches,
+        header_timeout: Duration::from_secs(args.header_timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
+        max_connections: args.max_connections,
+        shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+        cors_origins: args.cors_origins.clone(),
+        loopback_hosts_only: false,
+        allowed_hosts: args.allowed_hosts.clone(),
     };
     init_logging(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -255,16 +255,27 @@ fn check_vectors(db: Db) {
     let mut checked = 0;
     let mut presets = std::collections::BTreeSet::new();
     for case in &cases {
-        let (args, layout) = layout_of(case);
-        if !loaded.contains(&args) {
-            db.load(&args.iter().map(String::as_str).collect::<Vec<_>>());
-            loaded.push(args.clone());
-        }
+        let (mut args, layout) = layout_of(case);
         let preset = Layout::preset(&layout.name()).filter(|p| *p == layout);
         if let Some(p) = &preset {
             presets.insert(p.name().into_owned());
         }
-        let prefix = preset.map_or("snowflake".to_owned(), |p| p.name().into_owned());
+        // Custom layouts each get a prefix of their own: under the default
+        // one, two custom layouts would replace each other's functions.
+        let known = loaded.iter().position(|a| *a == args);
+        let index = known.unwrap_or(loaded.len());
+        if known.is_none() {
+            loaded.push(args.clone());
+        }
+        let prefix = preset
+            .as_ref()
+            .map_or(format!("custom{index}"), |p| p.name().into_owned());
+        if preset.is_none() {
+            args.extend(["--prefix".to_owned(), prefix.clone()]);
+        }
+        if known.is_none() {
+            db.load(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        }
         check_case(db, &prefix, &layout, case);
         checked += 1;
     }

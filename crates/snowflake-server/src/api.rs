@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use snowflake::{Clock, Id, Layout, Readings, TextForm};
 
 use crate::input::{all_layouts, parse_time};
+use crate::issue::Limits;
 use crate::params::{layout_of, only, params, text_form};
 use crate::problem::Problem;
 use crate::state::AppState;
@@ -22,14 +23,33 @@ pub const MAX_COUNT: u64 = 100_000;
 /// Parameters that are not field values.
 const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
 
-pub fn router() -> Router<Arc<AppState>> {
+/// The API's routes; `limits` bound what one request for IDs may take.
+pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
+    // The limits ride in the handler, not in request extensions: no
+    // allocation per request on the one-ID path.
+    let issue = move |State(state): State<Arc<AppState>>,
+                      headers: HeaderMap,
+                      query: Result<Query<Vec<(String, String)>>, QueryRejection>| {
+        let limits = Arc::clone(&limits);
+        async move { ids(State(state), &limits, headers, query).await }
+    };
     Router::new()
         .route("/api/v1/compose", get(compose))
         .route("/api/v1/decode/{id}", get(decode))
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
-        .route("/api/v1/ids", get(ids).post(ids))
+        .route("/api/v1/ids", get(issue.clone()).post(issue).head(no_head))
         .merge(crate::bulk_api::routes())
+}
+
+/// `HEAD` would run `GET` and drop the body: IDs issued and thrown away. It
+/// is refused instead, naming the methods that do issue.
+async fn no_head() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, HeaderValue::from_static("GET,POST"))],
+    )
+        .into_response()
 }
 
 fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
@@ -159,10 +179,12 @@ pub async fn layouts() -> Response {
     responses(
         (status = 200, description = "fresh IDs, as strings in the text form asked for (decimal by default); with Accept: text/plain one per line", body = crate::schema::IdsSchema),
         (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "a page from an origin the operator does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn ids(
     State(state): State<Arc<AppState>>,
+    limits: &Limits,
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
@@ -187,7 +209,7 @@ pub async fn ids(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
-    let body = state.issue_async(count, plain, form).await?;
+    let body = state.issue(count, plain, form, limits).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"
     } else {

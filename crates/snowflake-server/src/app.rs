@@ -8,10 +8,11 @@ use axum::http::StatusCode;
 use axum::middleware;
 use tower::ServiceBuilder;
 use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
+use crate::edge::Edge;
+use crate::issue::Limits;
 use crate::state::AppState;
 use crate::{api, edge, health, openapi, page};
 
@@ -22,26 +23,22 @@ const BODY_LIMIT: usize = 512 * 1024;
 
 /// The whole service as a router.
 pub fn app(state: Arc<AppState>, config: &Config) -> Router {
+    let edge = Arc::new(Edge::new(Arc::clone(&state), config));
     Router::new()
         .merge(page::router())
-        .merge(api::router())
+        .merge(api::router(Arc::new(Limits::new(config))))
         .merge(openapi::router())
         .merge(health::router())
         .fallback(|| async { StatusCode::NOT_FOUND })
         .with_state(state)
         .layer(
             ServiceBuilder::new()
-                .layer(middleware::from_fn(edge::edge))
+                // The edge also holds the server-wide concurrency limit and
+                // the request timeout.
+                .layer(middleware::from_fn_with_state(edge, edge::edge))
                 // A panic becomes a 500, which `edge` words without detail.
                 .layer(tower_http::catch_panic::CatchPanicLayer::new())
                 .layer(TraceLayer::new_for_http())
-                .layer(TimeoutLayer::with_status_code(
-                    StatusCode::REQUEST_TIMEOUT,
-                    config.request_timeout,
-                ))
-                .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
-                .layer(tower::limit::ConcurrencyLimitLayer::new(
-                    config.max_concurrency,
-                )),
+                .layer(RequestBodyLimitLayer::new(BODY_LIMIT)),
         )
 }

@@ -6,10 +6,35 @@ use std::time::Duration;
 /// that is the [`IdSource`](crate::IdSource) the caller hands over.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// How long one request may take.
+    /// How long one request may take, a streamed body's reading included.
     pub request_timeout: Duration,
-    /// How many requests are served at once; more wait.
+    /// How many requests the whole server serves at once; more wait.
     pub max_concurrency: usize,
+    /// How many chunks of large requests (more IDs than one time unit
+    /// holds) are made at once, so they cannot crowd out small ones.
+    pub max_large_batches: usize,
+    /// How long a client may take to send a request's headers. An HTTP/1
+    /// connection waiting for its next request is bound by it too.
+    pub header_timeout: Duration,
+    /// How long a connection may go without a byte moving either way before
+    /// it is closed, whether it waits for a request or stalls a response.
+    pub idle_timeout: Duration,
+    /// How many connections may be open at once; further ones wait in the
+    /// listener's backlog until one closes.
+    pub max_connections: usize,
+    /// After a shutdown signal, how long requests in flight may take before
+    /// their connections are closed.
+    pub shutdown_timeout: Duration,
+    /// Origins, besides the service's own, whose pages may ask for IDs
+    /// (`https://app.example.com`); they get CORS headers.
+    pub cors_origins: Vec<String>,
+    /// Whether requests must name a loopback host (`localhost`, `127.x.y.z`,
+    /// `[::1]`) or one of [`allowed_hosts`](Config::allowed_hosts): on for a
+    /// service listening on loopback, against DNS rebinding.
+    pub loopback_hosts_only: bool,
+    /// Host names accepted besides loopback ones, when
+    /// [`loopback_hosts_only`](Config::loopback_hosts_only) is on.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Config {
@@ -17,6 +42,16 @@ impl Config {
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
     /// Requests served at once by default.
     pub const DEFAULT_MAX_CONCURRENCY: usize = 1024;
+    /// Chunks of large requests made at once by default.
+    pub const DEFAULT_MAX_LARGE_BATCHES: usize = 2;
+    /// The default time to send a request's headers.
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default time a connection may sit without traffic.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Connections open at once by default.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+    /// The default time requests in flight get after a shutdown signal.
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 }
 
 impl Default for Config {
@@ -24,6 +59,14 @@ impl Default for Config {
         Config {
             request_timeout: Config::DEFAULT_REQUEST_TIMEOUT,
             max_concurrency: Config::DEFAULT_MAX_CONCURRENCY,
+            max_large_batches: Config::DEFAULT_MAX_LARGE_BATCHES,
+            header_timeout: Config::DEFAULT_HEADER_TIMEOUT,
+            idle_timeout: Config::DEFAULT_IDLE_TIMEOUT,
+            max_connections: Config::DEFAULT_MAX_CONNECTIONS,
+            shutdown_timeout: Config::DEFAULT_SHUTDOWN_TIMEOUT,
+            cors_origins: Vec::new(),
+            loopback_hosts_only: false,
+            allowed_hosts: Vec::new(),
         }
     }
 }

@@ -1,26 +1,294 @@
-//! The outermost layer of every route.
+//! The outermost layer of every route: who may ask, the headers every answer
+//! carries, and the request metrics.
 
-use std::time::Instant;
+use std::net::{IpAddr, Ipv6Addr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::MatchedPath;
-use axum::http::Request;
+use axum::extract::{MatchedPath, State};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use tokio::sync::Semaphore;
 
-use crate::{problem, telemetry};
+use crate::config::Config;
+use crate::problem::{self, Problem};
+use crate::state::AppState;
+use crate::telemetry::UNMATCHED;
 
-/// Turns any error response into problem+json, then counts the request and
-/// times it by route and status. One middleware rather than two, since each
-/// costs a boxed future.
-pub(crate) async fn edge(request: Request<Body>, next: Next) -> Response {
+/// The longest request target served: no route needs more, and hyper's
+/// own limit (its 64 KiB buffer) would answer with an empty 431 instead.
+const MAX_URI: usize = 8 * 1024;
+
+/// The routes that use up IDs, which a foreign page must not call.
+const ISSUING: [&str; 1] = ["/api/v1/ids"];
+
+/// What the edge needs besides the state: who may ask.
+pub(crate) struct Edge {
+    state: Arc<AppState>,
+    /// One turn per request in flight, for the whole server. A
+    /// `ConcurrencyLimitLayer` under `Router::layer` gave every route and
+    /// method its own semaphore; tower's global limit waits in `poll_ready`,
+    /// where no timeout sees it. Here the wait is inside the request's time.
+    turns: Arc<Semaphore>,
+    request_timeout: Duration,
+    cors_origins: Vec<String>,
+    loopback_hosts_only: bool,
+    allowed_hosts: Vec<String>,
+}
+
+impl Edge {
+    pub(crate) fn new(state: Arc<AppState>, config: &Config) -> Self {
+        Edge {
+            state,
+            turns: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
+            request_timeout: config.request_timeout,
+            cors_origins: config.cors_origins.clone(),
+            loopback_hosts_only: config.loopback_hosts_only,
+            allowed_hosts: config.allowed_hosts.clone(),
+        }
+    }
+
+    /// A refusal for a `Host` that is not this service's, or `None`. A page
+    /// on another site that rebinds its DNS name to 127.0.0.1 reaches a
+    /// loopback service under its own name, which this catches.
+    fn wrong_host(&self, request: &Request<Body>) -> Option<Response> {
+        if !self.loopback_hosts_only {
+            return None;
+        }
+        let host = host_of(request);
+        let name = host.map(host_name).unwrap_or_default();
+        if is_loopback_name(name)
+            || self
+                .allowed_hosts
+                .iter()
+                .any(|allowed| allowed.eq_ignore_ascii_case(name))
+        {
+            return None;
+        }
+        let detail = match host {
+            None => {
+                "the request names no host; this service answers to loopback names only".to_string()
+            }
+            Some(host) => format!(
+                "host {} is not served here; this service answers to loopback names \
+                 (localhost, 127.0.0.1, [::1]) and the hosts its operator allows",
+                problem::quoted(host)
+            ),
+        };
+        Some(Problem::new(StatusCode::MISDIRECTED_REQUEST, "wrong-host", detail).into_response())
+    }
+
+    /// Who is asking, by the `Origin` a browser sends.
+    fn origin(&self, request: &Request<Body>) -> Origin {
+        let Some(origin) = request.headers().get(header::ORIGIN) else {
+            return Origin::Own;
+        };
+        let text = origin.to_str().unwrap_or("");
+        if let Some(host) = host_of(request) {
+            let own = text
+                .strip_prefix("http://")
+                .or_else(|| text.strip_prefix("https://"));
+            if own.is_some_and(|o| o.eq_ignore_ascii_case(host)) {
+                return Origin::Own;
+            }
+        }
+        if self.cors_origins.iter().any(|o| o == text) {
+            return Origin::Allowed(origin.clone());
+        }
+        Origin::Foreign
+    }
+}
+
+impl Edge {
+    /// Runs the route once it has a turn, all within the request timeout.
+    async fn run(&self, request: Request<Body>, next: Next) -> Response {
+        let served = tokio::time::timeout(self.request_timeout, async {
+            // The semaphore is never closed, so a turn always comes.
+            let _turn = self.turns.acquire().await;
+            next.run(request).await
+        });
+        match served.await {
+            Ok(response) => response,
+            Err(_) => Problem::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                "the request took too long",
+            )
+            .into_response(),
+        }
+    }
+}
+
+/// Who is asking, for a route that issues IDs.
+enum Origin {
+    /// No browser, or the service's own page.
+    Own,
+    /// A page from an origin the operator allows: gets CORS headers.
+    Allowed(HeaderValue),
+    /// A page from any other origin: refused.
+    Foreign,
+}
+
+fn foreign(request: &Request<Body>) -> Response {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .map(|o| String::from_utf8_lossy(o.as_bytes()).into_owned())
+        .unwrap_or_default();
+    let detail = format!(
+        "pages from origin {} may not ask this service for IDs; \
+         its operator can allow an origin",
+        problem::quoted(&origin)
+    );
+    Problem::new(StatusCode::FORBIDDEN, "foreign-origin", detail).into_response()
+}
+
+/// The `Host` header, or the authority of an HTTP/2 request.
+fn host_of(request: &Request<Body>) -> Option<&str> {
+    request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+}
+
+/// `host` without its port: `[::1]:8080` → `[::1]`, `localhost:80` → `localhost`.
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.find(']').map_or(host, |end| &host[..=end]);
+    }
+    host.rsplit_once(':').map_or(host, |(name, _)| name)
+}
+
+/// Whether `name` (any case) is a loopback name. Compared in place rather
+/// than lower-cased first: this runs on every request.
+fn is_loopback_name(name: &str) -> bool {
+    const SUFFIX: &str = ".localhost";
+    let len = name.len();
+    if name.eq_ignore_ascii_case("localhost")
+        || (len > SUFFIX.len()
+            && name.is_char_boundary(len - SUFFIX.len())
+            && name[len - SUFFIX.len()..].eq_ignore_ascii_case(SUFFIX))
+    {
+        return true;
+    }
+    if let Some(inner) = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+        return inner.parse::<Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
+    }
+    name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `nosniff` on every answer: a JSON body or a problem must never be
+/// sniffed into a script or a page.
+fn harden(headers: &mut HeaderMap) {
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+}
+
+fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    headers.insert(header::VARY, HeaderValue::from_static("origin"));
+}
+
+/// The answer to a CORS preflight from an allowed origin.
+fn preflight(origin: HeaderValue) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    allow_origin(headers, origin);
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("accept, content-type"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    response
+}
+
+/// Checks who asks, runs the route, turns any error response into
+/// problem+json, adds the headers every answer carries, then counts the
+/// request and times it by route and status. One middleware rather than
+/// several, since each costs a boxed future.
+pub(crate) async fn edge(
+    State(edge): State<Arc<Edge>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response {
     let route = request.extensions().get::<MatchedPath>().cloned();
+    let route = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
     let method = request.method().clone();
     let start = Instant::now();
-    let response = problem::as_problem(next.run(request).await);
-    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
-    let m = telemetry::route(route, &method, response.status());
+    let too_long = request
+        .uri()
+        .path_and_query()
+        .is_some_and(|p| p.as_str().len() > MAX_URI);
+    let mut response = if too_long {
+        let detail = format!("the request target is longer than {MAX_URI} bytes");
+        Problem::new(StatusCode::URI_TOO_LONG, "uri-too-long", detail).into_response()
+    } else if let Some(refused) = edge.wrong_host(&request) {
+        refused
+    } else if ISSUING.contains(&route) {
+        match edge.origin(&request) {
+            Origin::Foreign => foreign(&request),
+            Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
+            allowed => {
+                let mut response = problem::as_problem(edge.run(request, next).await);
+                if let Origin::Allowed(origin) = allowed {
+                    allow_origin(response.headers_mut(), origin);
+                }
+                response
+            }
+        }
+    } else {
+        problem::as_problem(edge.run(request, next).await)
+    };
+    harden(response.headers_mut());
+    let m = edge
+        .state
+        .telemetry
+        .route(route, &method, response.status());
     m.requests.increment(1);
     m.latency.record(start.elapsed().as_secs_f64());
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_names_with_and_without_ports() {
+        for host in [
+            "localhost",
+            "localhost:8080",
+            "LOCALHOST:1",
+            "app.LocalHost:8080",
+            "127.0.0.1",
+            "127.1.2.3:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_loopback_name(host_name(host)), "{host} is loopback");
+        }
+        for host in [
+            "evil.example",
+            "evil.example:8080",
+            "127.0.0.1.evil.example",
+            "10.0.0.1:80",
+            "[::2]:80",
+            "localhost.evil.example",
+            "",
+        ] {
+            assert!(!is_loopback_name(host_name(host)), "{host} is not loopback");
+        }
+    }
 }

@@ -46,7 +46,7 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics.render(),
+        state.telemetry.handle().render(),
     )
         .into_response()
 }

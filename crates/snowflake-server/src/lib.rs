@@ -36,6 +36,7 @@ mod config;
 mod edge;
 mod health;
 pub mod input;
+mod issue;
 mod openapi;
 mod page;
 mod params;

@@ -8,6 +8,17 @@ use snowflake::ErrorKind;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
+/// Client text as it appears in a message: quoted, control characters
+/// escaped (no terminal escape survives into a log or a terminal), and cut
+/// to a length that keeps a hostile value from filling the answer.
+pub(crate) fn quoted(text: &str) -> String {
+    const MAX: usize = 100;
+    match text.char_indices().nth(MAX) {
+        None => format!("{text:?}"),
+        Some((end, _)) => format!("{:?}…", &text[..end]),
+    }
+}
+
 /// An error as the API reports it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Problem {
@@ -52,6 +63,45 @@ impl Problem {
         let mut problem = Problem::new(StatusCode::SERVICE_UNAVAILABLE, "cannot-issue", detail);
         problem.retry_after = Some(1);
         problem
+    }
+
+    /// A 500 that says nothing of its cause.
+    pub(crate) fn internal() -> Self {
+        Problem::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal server error",
+        )
+    }
+
+    /// Why issuing failed, as a 503: none of it is the client's doing, so
+    /// never a 400 about a parameter the client did not send. `Retry-After`
+    /// only where waiting can help.
+    pub(crate) fn from_issue(err: &snowflake::Error) -> Self {
+        match err.kind() {
+            ErrorKind::ClockBackwards => {
+                let mut problem = Problem::unavailable(err.to_string());
+                let ms = err.clock_backwards_ms().unwrap_or(1000);
+                problem.retry_after = Some(ms.div_ceil(1000).max(1));
+                problem
+            }
+            // The time field is used up, or the clock reads a time before
+            // the layout's epoch: the operator must act; retrying will not do.
+            ErrorKind::TimeExhausted | ErrorKind::InvalidInput => {
+                tracing::error!(error = %err, "the generator cannot issue IDs at this time");
+                let mut problem = Problem::unavailable(
+                    "the clock is outside the time range of this server's layout; \
+                     it cannot issue IDs until the operator acts",
+                );
+                problem.retry_after = None;
+                problem
+            }
+            // Store errors carry file paths: logged, not shown.
+            _ => {
+                tracing::error!(error = %err, "the generator cannot store its mark");
+                Problem::unavailable("the generator cannot issue IDs right now; see the server log")
+            }
+        }
     }
 
     fn status(&self) -> StatusCode {

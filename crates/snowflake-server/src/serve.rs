@@ -1,19 +1,45 @@
 //! Running the service on a listener until a signal, then letting go.
+//!
+//! Connections are served here rather than by `axum::serve`, which sets no
+//! timer: without one hyper has no header-read timeout, so clients trickling
+//! headers were never cut off, and a half-sent request held a shutdown for
+//! as long as its client liked. Here every connection has a header timeout,
+//! an idle timeout, a place under a cap, and a deadline at shutdown.
 
+use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::task::JoinSet;
+use tower::Service;
 
 use crate::config::Config;
 use crate::source::IdSource;
 use crate::state::AppState;
+
+/// The most a connection buffers, each way: request headers beyond it are
+/// refused (431), and a response waits for the client once this much is
+/// queued, which bounds what a client that stops reading costs.
+const MAX_BUF: usize = 64 * 1024;
 
 /// Why the service stopped with an error.
 #[derive(Debug)]
 pub enum ServeError {
     /// The listener failed.
     Io(std::io::Error),
+    /// The clock reads a time the layout cannot hold, so no ID could be
+    /// issued: before its epoch or past the end of its time field.
+    Clock(String),
     /// The source could not flush its state on the way out.
     Shutdown(String),
 }
@@ -22,6 +48,7 @@ impl std::fmt::Display for ServeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ServeError::Io(err) => write!(f, "cannot serve: {err}"),
+            ServeError::Clock(why) => write!(f, "cannot serve: {why}"),
             ServeError::Shutdown(why) => write!(f, "cannot shut down cleanly: {why}"),
         }
     }
@@ -31,7 +58,8 @@ impl std::error::Error for ServeError {}
 
 /// Runs the service on `listener`, which the caller bound (so it knows the
 /// address before anything is served), until SIGTERM or Ctrl-C; requests in
-/// flight finish, then the source flushes its state.
+/// flight get [`Config::shutdown_timeout`] to finish, then the source
+/// flushes its state.
 pub async fn serve(
     listener: TcpListener,
     source: Arc<dyn IdSource>,
@@ -41,33 +69,280 @@ pub async fn serve(
 }
 
 /// [`serve`], stopping when `stop` completes instead of on a signal.
+///
+/// Refuses to start when the clock reads a time outside the layout's range.
+/// On a loopback address, requests must name a loopback host or one of
+/// [`Config::allowed_hosts`].
 pub async fn serve_until(
     listener: TcpListener,
     source: Arc<dyn IdSource>,
-    config: Config,
+    mut config: Config,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let addr = listener.local_addr().map_err(ServeError::Io)?;
+    check_clock(source.as_ref())?;
+    if addr.ip().is_loopback() {
+        config.loopback_hosts_only = true;
+    }
     tracing::info!(%addr, layout = %source.layout(), "listening on http://{addr}/");
     let state = Arc::new(AppState::new(Arc::clone(&source)));
     // The recorder folds histogram samples only when asked; without this an
     // unscraped server would hold every sample it ever took.
-    let handle = state.metrics.clone();
+    let upkeep_state = Arc::clone(&state);
     let upkeep = tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(5));
         loop {
             every.tick().await;
-            handle.run_upkeep();
+            upkeep_state.telemetry.handle().run_upkeep();
         }
     });
     let router = crate::app::app(state, &config);
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(stop)
-        .await;
+    let served = accept(listener, router, &config, stop).await;
     upkeep.abort();
     served.map_err(ServeError::Io)?;
     tracing::info!("shutting down");
     source.shutdown().await.map_err(ServeError::Shutdown)
+}
+
+/// The clock must read a time the layout holds, or every request would fail.
+fn check_clock(source: &dyn IdSource) -> Result<(), ServeError> {
+    let layout = source.layout();
+    let now = source.clock().now_ms();
+    let show = |ms: i64| {
+        jiff::Timestamp::from_millisecond(ms).map_or_else(|_| format!("{ms} ms"), |t| t.to_string())
+    };
+    if now < layout.epoch_ms() {
+        return Err(ServeError::Clock(format!(
+            "the clock reads {}, before the layout's epoch {}; \
+             give an epoch in the past",
+            show(now),
+            show(layout.epoch_ms())
+        )));
+    }
+    if now > layout.last_timestamp_ms() {
+        return Err(ServeError::Clock(format!(
+            "the clock reads {}, past the last time the layout holds ({}); \
+             give a later epoch or a wider time field",
+            show(now),
+            show(layout.last_timestamp_ms())
+        )));
+    }
+    Ok(())
+}
+
+/// Accepts connections until `stop`, each under the connection cap, then
+/// asks them to finish and closes those left at the deadline.
+async fn accept(
+    listener: TcpListener,
+    router: Router,
+    config: &Config,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_timeout)
+        .max_buf_size(MAX_BUF);
+    builder.http2().timer(TokioTimer::new());
+    let builder = Arc::new(builder);
+    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let (closing, closing_rx) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    tokio::pin!(stop);
+    loop {
+        while connections.try_join_next().is_some() {}
+        // Past the cap, stop accepting: new clients wait in the backlog.
+        let permit = tokio::select! {
+            () = &mut stop => break,
+            permit = Arc::clone(&slots).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+        };
+        let stream = tokio::select! {
+            () = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    // Out of file descriptors and the like: pause rather
+                    // than spin; the error is not the listener's end.
+                    tracing::warn!(error = %err, "cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        connections.spawn(connection(
+            stream,
+            router.clone(),
+            Arc::clone(&builder),
+            config.idle_timeout,
+            closing_rx.clone(),
+            permit,
+        ));
+    }
+    drop(listener);
+    let _ = closing.send(true);
+    let drained = tokio::time::timeout(config.shutdown_timeout, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            "connections still open at the shutdown deadline; closing them"
+        );
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// Serves one connection until it ends, goes idle, or the server closes.
+async fn connection(
+    stream: TcpStream,
+    router: Router,
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    idle: Duration,
+    mut closing: watch::Receiver<bool>,
+    _slot: OwnedSemaphorePermit,
+) {
+    let activity = Arc::new(Activity::new());
+    let io = TokioIo::new(Watched {
+        inner: stream,
+        activity: Arc::clone(&activity),
+    });
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        router.clone().call(request)
+    });
+    let served = builder.serve_connection(io, service);
+    tokio::pin!(served);
+    let mut asked_to_finish = *closing.borrow();
+    if asked_to_finish {
+        served.as_mut().graceful_shutdown();
+    }
+    loop {
+        tokio::select! {
+            result = served.as_mut() => {
+                if let Err(err) = result {
+                    tracing::debug!(error = %err, "a connection ended with an error");
+                }
+                return;
+            }
+            changed = closing.changed(), if !asked_to_finish => {
+                // An error means the sender is gone, which it only is once
+                // the server closes: finish either way.
+                let _ = changed;
+                asked_to_finish = true;
+                served.as_mut().graceful_shutdown();
+            }
+            () = activity.idle_for(idle) => {
+                tracing::debug!("closing a connection idle for {idle:?}");
+                return;
+            }
+        }
+    }
+}
+
+/// Whether a connection moves bytes: a count of reads and writes, which
+/// the watchdog samples. A count rather than a time, so the hot path reads
+/// no clock: bumping an uncontended atomic costs a nanosecond.
+struct Activity {
+    moves: AtomicU64,
+}
+
+/// The watchdog looks this many times per idle timeout, so a connection is
+/// closed between one and one and a quarter timeouts after its last byte.
+const IDLE_SAMPLES: u32 = 4;
+
+impl Activity {
+    fn new() -> Self {
+        Activity {
+            moves: AtomicU64::new(0),
+        }
+    }
+
+    fn touch(&self) {
+        self.moves.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Completes once no byte has moved for `idle`.
+    async fn idle_for(&self, idle: Duration) {
+        let step = idle / IDLE_SAMPLES;
+        let mut seen = self.moves.load(Ordering::Relaxed);
+        let mut quiet = 0;
+        loop {
+            tokio::time::sleep(step).await;
+            let now = self.moves.load(Ordering::Relaxed);
+            if now == seen {
+                quiet += 1;
+                if quiet >= IDLE_SAMPLES {
+                    return;
+                }
+            } else {
+                seen = now;
+                quiet = 0;
+            }
+        }
+    }
+}
+
+/// A stream that notes when bytes move, for the idle timeout.
+struct Watched {
+    inner: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl Watched {
+    fn moved<T>(&self, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if let Poll::Ready(Ok(_)) = &poll {
+            self.activity.touch();
+        }
+        poll
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        self.moved(poll)
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.moved(poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.moved(poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }
 
 async fn shutdown_signal() {

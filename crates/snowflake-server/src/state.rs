@@ -2,27 +2,29 @@
 //! and the one path by which IDs leave the service.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use axum::http::StatusCode;
-use metrics_exporter_prometheus::PrometheusHandle;
-use snowflake::{Clock, Layout, TextForm};
+use axum::body::Body;
+use snowflake::{Clock, ErrorKind, Layout, SharedGenerator, TextForm};
 
+use crate::issue::{self, Format, Limits, MakeChunk};
 use crate::problem::Problem;
-use snowflake::SharedGenerator;
-
 use crate::source::{IdSource, Unavailable};
-use crate::telemetry;
-
-/// Requests for up to this many IDs are served on the async worker.
-const INLINE_COUNT: u64 = 1024;
+use crate::telemetry::Telemetry;
 
 /// What every handler shares.
 pub struct AppState {
     source: Arc<dyn IdSource>,
-    pub(crate) metrics: PrometheusHandle,
-    /// `{"layout":"<name>","ids":[`, the start of every JSON ids body,
-    /// made once rather than per request.
-    ids_prefix: String,
+    pub(crate) telemetry: Telemetry,
+    /// The start of every JSON ids body, made once rather than per request.
+    ids_prefix: Arc<str>,
+    /// Requests for up to this many IDs are served on the async worker: one
+    /// time unit's worth, so at most one wait for the next unit happens
+    /// there. Larger ones are streamed from the blocking pool.
+    inline_count: u64,
+    /// Set when issuing failed because the mark could not be stored, cleared
+    /// when issuing succeeds: readiness then fails with the IDs route.
+    store_failing: AtomicBool,
 }
 
 impl std::fmt::Debug for AppState {
@@ -45,13 +47,17 @@ fn unavailable(why: &Unavailable) -> Problem {
 impl AppState {
     /// State around a source of IDs.
     pub fn new(source: Arc<dyn IdSource>) -> Self {
+        let layout = source.layout();
         AppState {
             ids_prefix: format!(
                 "{{\"layout\":{},\"ids\":[",
-                serde_json::Value::from(source.layout().name().into_owned())
-            ),
+                serde_json::Value::from(layout.name().into_owned())
+            )
+            .into(),
+            inline_count: layout.ids_per_tick().unwrap_or(1),
+            store_failing: AtomicBool::new(false),
+            telemetry: Telemetry::new(),
             source,
-            metrics: telemetry::handle(),
         }
     }
 
@@ -72,12 +78,23 @@ impl AppState {
 
     /// Runs `issue` on the generator the node may issue from now, and hands
     /// its result out only if the source still allows it afterwards.
-    fn with_generator<T>(
+    pub(crate) fn with_generator<T>(
         &self,
         issue: impl FnOnce(&SharedGenerator) -> Result<T, snowflake::Error>,
     ) -> Result<T, Problem> {
         let generator = self.source.current().map_err(|why| unavailable(&why))?;
-        let out = issue(&generator)?;
+        let out = match issue(&generator) {
+            Ok(out) => {
+                self.store_failing.store(false, Ordering::Relaxed);
+                out
+            }
+            Err(err) => {
+                if err.kind() == ErrorKind::Store {
+                    self.store_failing.store(true, Ordering::Relaxed);
+                }
+                return Err(Problem::from_issue(&err));
+            }
+        };
         if !self.source.still_valid(&generator) {
             return Err(unavailable(&Unavailable::new(
                 "the source's right to issue ended while these IDs were made; none were issued",
@@ -86,90 +103,63 @@ impl AppState {
         Ok(out)
     }
 
-    /// Whether the node can issue now: the readiness body, or why not.
+    /// Whether the node can issue now: the readiness body, or why not. After
+    /// a failed mark write it issues one ID as a probe, since only a write
+    /// shows whether the store works again.
     pub fn ready(&self) -> Result<serde_json::Value, Problem> {
-        self.with_generator(|g| g.ready())?;
+        if self.store_failing.load(Ordering::Relaxed) {
+            self.with_generator(|g| g.next_id())?;
+        } else {
+            self.with_generator(|g| g.ready())?;
+        }
         let mut body = serde_json::Map::new();
         body.insert("status".into(), "ready".into());
         body.extend(self.source.status());
         Ok(serde_json::Value::Object(body))
     }
 
-    /// `count` fresh IDs as the response body: JSON, or one per line.
-    fn issue(&self, count: u64, plain: bool, form: TextForm) -> Result<Vec<u8>, Problem> {
-        self.with_generator(|generator| self.write_ids(generator, count, plain, form))
-    }
-
-    /// Issues off the async workers when the batch is large: past one time
-    /// unit's worth the generator may sleep until the next millisecond, and
-    /// a worker must not.
-    pub(crate) async fn issue_async(
+    /// `count` fresh IDs as a response body, JSON or one per line: made at
+    /// once when they fit in one time unit, else streamed (see `issue`).
+    pub(crate) async fn issue(
         self: &Arc<Self>,
         count: u64,
         plain: bool,
         form: TextForm,
-    ) -> Result<Vec<u8>, Problem> {
-        if count <= INLINE_COUNT {
-            return self.issue(count, plain, form);
+        limits: &Limits,
+    ) -> Result<Body, Problem> {
+        let format = Format {
+            prefix: Arc::clone(&self.ids_prefix),
+            plain,
+            form,
+        };
+        if count <= self.inline_count {
+            return Ok(Body::from(self.make(&format, count, true, true)?));
         }
-        let state = Arc::clone(self);
-        tokio::task::spawn_blocking(move || state.issue(count, plain, form))
-            .await
-            .map_err(|_| {
-                Problem::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "internal server error",
-                )
-            })?
-    }
-
-    fn write_ids(
-        &self,
-        generator: &SharedGenerator,
-        count: u64,
-        plain: bool,
-        form: TextForm,
-    ) -> Result<Vec<u8>, snowflake::Error> {
-        let mut body = Vec::with_capacity(count as usize * 22 + 64);
-        if !plain {
-            body.extend_from_slice(self.ids_prefix.as_bytes());
-        }
-        let mut left = count;
-        let mut buf = [0u8; TextForm::MAX_LEN];
-        let mut first = true;
-        while left > 0 {
-            let batch = generator.next_ids(left)?;
-            left -= batch.len() as u64;
-            for id in batch {
-                if plain {
-                    body.extend_from_slice(form.encode(id, &mut buf).as_bytes());
-                    body.push(b'\n');
-                } else {
-                    if !first {
-                        body.push(b',');
-                    }
-                    first = false;
-                    body.push(b'"');
-                    body.extend_from_slice(form.encode(id, &mut buf).as_bytes());
-                    body.push(b'"');
-                }
-            }
-        }
-        if !plain {
-            body.extend_from_slice(b"]}");
-        }
-        Ok(body)
+        let deadline = tokio::time::Instant::now() + limits.request_timeout;
+        issue::streamed(self, &limits.large, format, count, deadline).await
     }
 
     /// Copies the generator's and the source's counters into the metrics
     /// registry; called on each scrape, so the hot path pays nothing for them.
     pub(crate) fn publish_metrics(&self) {
-        self.source.publish_metrics();
+        self.telemetry.scope(|| self.source.publish_metrics());
         let ready = self.ready().is_ok();
-        metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 });
+        self.telemetry
+            .scope(|| metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 }));
         if let Ok(generator) = self.source.current() {
-            telemetry::publish_generator(&generator.stats());
+            self.telemetry.publish_generator(&generator.stats());
         }
+    }
+}
+
+impl MakeChunk for AppState {
+    fn make(
+        &self,
+        format: &Format,
+        count: u64,
+        first: bool,
+        last: bool,
+    ) -> Result<Vec<u8>, Problem> {
+        self.with_generator(|generator| issue::write(generator, format, count, first, last))
     }
 }

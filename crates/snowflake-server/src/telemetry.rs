@@ -1,37 +1,17 @@
 //! The Prometheus registry and the handles the hot path records into.
+//!
+//! Every [`AppState`](crate::AppState) owns its registry rather than sharing
+//! a process-wide recorder: two services in one process (tests, above all)
+//! then never see each other's counts.
 
 use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
 use axum::http::{Method, StatusCode};
-use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{
+    Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
+};
 use snowflake::GeneratorStats;
-
-/// One Prometheus recorder per process, however many apps tests build.
-pub(crate) fn handle() -> PrometheusHandle {
-    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
-    HANDLE
-        .get_or_init(|| {
-            let builder = PrometheusBuilder::new().set_buckets_for_metric(
-                Matcher::Full("http_request_duration_seconds".into()),
-                &[
-                    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                    0.5, 1.0, 2.5,
-                ],
-            );
-            match builder {
-                Ok(builder) => {
-                    let recorder = builder.build_recorder();
-                    let handle = recorder.handle();
-                    // Fails only if another recorder was installed first.
-                    let _ = metrics::set_global_recorder(recorder);
-                    handle
-                }
-                Err(_) => PrometheusBuilder::new().build_recorder().handle(),
-            }
-        })
-        .clone()
-}
 
 /// The request metrics of one (route, method, status).
 #[derive(Clone)]
@@ -43,42 +23,146 @@ pub(crate) struct RouteMetrics {
 /// Handles per route, then per (method, status): registered once, so a
 /// request costs two map lookups by reference and no allocation, instead of
 /// building owned labels and searching the registry.
-type RouteTable = HashMap<String, HashMap<(Method, u16), RouteMetrics>>;
+type RouteTable = HashMap<&'static str, HashMap<(&'static str, u16), RouteMetrics>>;
 
-pub(crate) fn route(route: &str, method: &Method, status: StatusCode) -> RouteMetrics {
-    static TABLE: OnceLock<RwLock<RouteTable>> = OnceLock::new();
-    let table = TABLE.get_or_init(Default::default);
-    let key = (method.clone(), status.as_u16());
-    if let Some(found) = table
-        .read()
-        .ok()
-        .and_then(|t| t.get(route).and_then(|m| m.get(&key)).cloned())
-    {
-        return found;
-    }
-    let labels = [
-        ("route", route.to_string()),
-        ("method", method.to_string()),
-        ("status", status.as_u16().to_string()),
-    ];
-    let made = RouteMetrics {
-        requests: metrics::counter!("http_requests_total", &labels),
-        latency: metrics::histogram!("http_request_duration_seconds", &labels),
-    };
-    if let Ok(mut t) = table.write() {
-        t.entry(route.to_string())
-            .or_default()
-            .insert(key, made.clone());
-    }
-    made
+/// One service's registry.
+pub(crate) struct Telemetry {
+    recorder: Arc<PrometheusRecorder>,
+    handle: PrometheusHandle,
+    routes: RwLock<RouteTable>,
 }
 
-/// The generator's counters, as Prometheus metrics.
-pub(crate) fn publish_generator(stats: &GeneratorStats) {
-    metrics::counter!("snowflake_ids_issued_total").absolute(stats.issued);
-    metrics::counter!("snowflake_sequence_exhaustion_waits_total").absolute(stats.exhaustion_waits);
-    metrics::counter!("snowflake_clock_backwards_total").absolute(stats.clock_backwards);
-    metrics::gauge!("snowflake_clock_backwards_max_ms").set(stats.clock_backwards_max_ms as f64);
-    metrics::gauge!("snowflake_lead_ms").set(stats.lead_ms as f64);
-    metrics::counter!("snowflake_mark_writes_total").absolute(stats.mark_writes);
+/// The route label of a request that matched no route: one label for every
+/// such path, so made-up paths cannot grow the registry.
+pub(crate) const UNMATCHED: &str = "unmatched";
+
+/// The method as a label: the standard methods by name, anything else as
+/// `other`. HTTP accepts any token as a method; labelling by the raw token
+/// let a client grow `/metrics` without limit.
+pub(crate) fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "other",
+    }
+}
+
+impl Telemetry {
+    pub(crate) fn new() -> Self {
+        let builder = PrometheusBuilder::new().set_buckets_for_metric(
+            Matcher::Full("http_request_duration_seconds".into()),
+            &[
+                0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                1.0, 2.5,
+            ],
+        );
+        // Fails only on an empty bucket list, which the one above is not.
+        let recorder = builder
+            .unwrap_or_else(|_| PrometheusBuilder::new())
+            .build_recorder();
+        Telemetry {
+            handle: recorder.handle(),
+            recorder: Arc::new(recorder),
+            routes: RwLock::default(),
+        }
+    }
+
+    /// Runs `record` with this registry as the `metrics` facade's recorder,
+    /// so sources that record through the facade land here.
+    pub(crate) fn scope<T>(&self, record: impl FnOnce() -> T) -> T {
+        metrics::with_local_recorder(&*self.recorder, record)
+    }
+
+    pub(crate) fn handle(&self) -> &PrometheusHandle {
+        &self.handle
+    }
+
+    /// The handles for one request's labels. `route` is a route pattern of
+    /// the router or [`UNMATCHED`], so the label set is bounded by routes ×
+    /// methods × statuses.
+    pub(crate) fn route(&self, route: &str, method: &Method, status: StatusCode) -> RouteMetrics {
+        let key = (method_label(method), status.as_u16());
+        if let Some(found) = self
+            .routes
+            .read()
+            .ok()
+            .and_then(|t| t.get(route).and_then(|m| m.get(&key)).cloned())
+        {
+            return found;
+        }
+        // Route patterns are a fixed set, so leaking each one once keeps the
+        // table's keys borrowed for free on every later request.
+        let route: &'static str = match self
+            .routes
+            .read()
+            .ok()
+            .and_then(|t| t.get_key_value(route).map(|(k, _)| *k))
+        {
+            Some(known) => known,
+            None => Box::leak(route.to_string().into_boxed_str()),
+        };
+        let labels = [
+            ("route", route.to_string()),
+            ("method", key.0.to_string()),
+            ("status", key.1.to_string()),
+        ];
+        let made = self.scope(|| RouteMetrics {
+            requests: metrics::counter!("http_requests_total", &labels),
+            latency: metrics::histogram!("http_request_duration_seconds", &labels),
+        });
+        if let Ok(mut t) = self.routes.write() {
+            t.entry(route).or_default().insert(key, made.clone());
+        }
+        made
+    }
+
+    /// The generator's counters, as Prometheus metrics.
+    pub(crate) fn publish_generator(&self, stats: &GeneratorStats) {
+        self.scope(|| {
+            metrics::counter!("snowflake_ids_issued_total").absolute(stats.issued);
+            metrics::counter!("snowflake_sequence_exhaustion_waits_total")
+                .absolute(stats.exhaustion_waits);
+            metrics::counter!("snowflake_clock_backwards_total").absolute(stats.clock_backwards);
+            metrics::gauge!("snowflake_clock_backwards_max_ms")
+                .set(stats.clock_backwards_max_ms as f64);
+            metrics::gauge!("snowflake_lead_ms").set(stats.lead_ms as f64);
+            metrics::counter!("snowflake_mark_writes_total").absolute(stats.mark_writes);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn made_up_methods_share_one_label() {
+        let made_up = Method::from_bytes(b"FROBNICATE").unwrap();
+        assert_eq!(method_label(&made_up), "other");
+        assert_eq!(method_label(&Method::GET), "GET");
+        let telemetry = Telemetry::new();
+        for n in 0..100 {
+            let method = Method::from_bytes(format!("M{n}").as_bytes()).unwrap();
+            telemetry
+                .route(UNMATCHED, &method, StatusCode::NOT_FOUND)
+                .requests
+                .increment(1);
+        }
+        let text = telemetry.handle().render();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("http_requests_total"))
+            .collect();
+        assert_eq!(
+            lines,
+            ["http_requests_total{route=\"unmatched\",method=\"other\",status=\"404\"} 100"]
+        );
+    }
 }

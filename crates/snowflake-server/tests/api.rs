@@ -510,22 +510,56 @@ async fn page_is_served_in_the_browser_language() {
     assert_eq!(get("/assets/app.js").await.status, StatusCode::NOT_FOUND);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_requests_time_out_as_problems() {
+    // One request at a time; the first holds its turn for 50 ms (its source
+    // is slow), the second may wait 20 ms: waiting for a turn counts.
+    let source = Arc::new(SlowSource {
+        inner: standalone(),
+        inside: 0.into(),
+        most: 0.into(),
+    });
     let config = Config {
-        request_timeout: Duration::from_millis(1),
+        request_timeout: Duration::from_millis(20),
+        max_concurrency: 1,
         ..config()
     };
-    // 100,000 IDs take at least 24 ms at the layout's ceiling.
-    let request = Request::get("/api/v1/ids?count=100000")
-        .body(Body::empty())
-        .unwrap();
-    let reply = send_with(&config, request).await;
-    // The handler is synchronous once it starts, so it either beats the
-    // timer or is cut off; both must be well-formed.
-    if reply.status != StatusCode::OK {
-        assert_problem(&reply, StatusCode::REQUEST_TIMEOUT, None, "too long");
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let first = tokio::spawn(
+        router
+            .clone()
+            .oneshot(Request::post("/api/v1/ids").body(Body::empty()).unwrap()),
+    );
+    // Until the first holds its turn (it has entered the slow source; `most`
+    // stays set, so a loaded machine cannot make this wait forever).
+    while source.most.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        tokio::task::yield_now().await;
     }
+    let response = router
+        .oneshot(Request::post("/api/v1/ids").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    // The first, once it started, is not cut off: its work ran to the end.
+    assert_eq!(first.await.unwrap().unwrap().status(), StatusCode::OK);
+    let status = response.status();
+    let content_type = response.headers()[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
+    let reply = Reply {
+        status,
+        content_type,
+        headers: Default::default(),
+        body,
+    };
+    assert_problem(&reply, StatusCode::REQUEST_TIMEOUT, None, "too long");
 }
 
 /// A source that holds a generator but may be told to refuse, or to revoke
@@ -931,4 +965,741 @@ async fn layout_all_reads_an_id_under_every_preset_against_the_servers_clock() {
         .json();
     assert_eq!(v["id"], "4194439168");
     assert_eq!(v["readings"].as_array().unwrap().len(), 6);
+}
+
+/// A small xorshift, so the random requests below need no dependency and a
+/// failure repeats.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn token(&mut self) -> String {
+        let len = 1 + self.next() % 12;
+        (0..len)
+            .map(|_| (b'A' + (self.next() % 26) as u8) as char)
+            .collect()
+    }
+}
+
+async fn text_of(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn made_up_methods_and_paths_do_not_grow_the_metrics() {
+    // Its own state, so its own registry: other tests' requests do not count.
+    let router = app(Arc::new(AppState::new(standalone())), &config());
+    let metrics = || Request::get("/metrics").body(Body::empty()).unwrap();
+    let send = |method: &str, path: String| {
+        Request::builder()
+            .method(Method::from_bytes(method.as_bytes()).unwrap())
+            .uri(path)
+            .body(Body::empty())
+            .unwrap()
+    };
+    // Every label a request below can produce, once.
+    for method in [
+        "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "TRACE", "MADEUP",
+    ] {
+        text_of(&router, send(method, "/nowhere".into())).await;
+    }
+    text_of(&router, metrics()).await;
+    let (_, before) = text_of(&router, metrics()).await;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for n in 0..10_000 {
+        let method = match n % 4 {
+            0 => ["GET", "POST", "PUT", "DELETE", "PATCH"][(rng.next() % 5) as usize].to_string(),
+            _ => rng.token(),
+        };
+        let path = format!("/{}/{}", rng.token(), rng.token());
+        let (status, _) = text_of(&router, send(&method, path)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let (_, after) = text_of(&router, metrics()).await;
+    let series = |text: &str| text.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(series(&after), series(&before), "new series:\n{after}");
+    assert!(
+        after.contains("http_requests_total{route=\"unmatched\",method=\"other\",status=\"404\"}"),
+        "{after}"
+    );
+    assert!(
+        after.len() < before.len() + 1024,
+        "{} → {}",
+        before.len(),
+        after.len()
+    );
+}
+
+#[tokio::test]
+async fn head_never_issues_ids() {
+    let source = standalone();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let before = source.generator().stats().issued;
+    for uri in ["/api/v1/ids?count=100000", "/api/v1/ids"] {
+        let (status, body) =
+            text_of(&router, Request::head(uri).body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{uri}: {body}");
+    }
+    assert_eq!(source.generator().stats().issued, before, "HEAD issued IDs");
+    // The page and the API's other routes still answer HEAD.
+    let (status, _) = text_of(
+        &router,
+        Request::head("/healthz").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_page_carries_its_policy_and_every_answer_nosniff() {
+    let header = |reply: &Reply, name: &str| {
+        reply
+            .headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    let page = get("/").await;
+    let csp = header(&page, "content-security-policy").expect("the page has no CSP header");
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    // The page's own policy (scripts and styles by hash), with framing
+    // refused, which only a header can say.
+    assert!(
+        csp.starts_with(snowflake_server::content_security_policy()),
+        "{csp}"
+    );
+    assert_eq!(
+        header(&page, "referrer-policy").as_deref(),
+        Some("no-referrer")
+    );
+    assert_eq!(header(&page, "x-frame-options").as_deref(), Some("DENY"));
+    for uri in ["/", "/api/v1/ids", "/nowhere", "/api/v1/compose?machine=99"] {
+        let reply = get(uri).await;
+        assert_eq!(
+            header(&reply, "x-content-type-options").as_deref(),
+            Some("nosniff"),
+            "{uri}"
+        );
+    }
+}
+
+fn with_headers(method: Method, uri: &str, headers: &[(&str, &str)]) -> Request<Body> {
+    let mut request = Request::builder().method(method).uri(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(Body::empty()).unwrap()
+}
+
+#[tokio::test]
+async fn foreign_pages_cannot_use_ids_up_unless_allowed() {
+    let source = standalone();
+    let config = Config {
+        cors_origins: vec!["https://app.example".into()],
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let before = source.generator().stats().issued;
+    let host = ("host", "localhost:8080");
+    for method in [Method::POST, Method::GET] {
+        let request = with_headers(
+            method.clone(),
+            "/api/v1/ids?count=500",
+            &[host, ("origin", "https://evil.example")],
+        );
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{method}");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "application/problem+json"
+        );
+        assert!(
+            !response
+                .headers()
+                .contains_key("access-control-allow-origin")
+        );
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert!(
+            v["detail"].as_str().unwrap().contains("evil.example"),
+            "{v}"
+        );
+    }
+    assert_eq!(
+        source.generator().stats().issued,
+        before,
+        "refused, yet issued"
+    );
+    // A refused preflight too.
+    let (status, _) = text_of(
+        &router,
+        with_headers(
+            Method::OPTIONS,
+            "/api/v1/ids",
+            &[
+                host,
+                ("origin", "https://evil.example"),
+                ("access-control-request-method", "POST"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    // The service's own page, and a page with no Origin at all (curl).
+    for headers in [vec![host, ("origin", "http://localhost:8080")], vec![host]] {
+        let (status, body) =
+            text_of(&router, with_headers(Method::POST, "/api/v1/ids", &headers)).await;
+        assert_eq!(status, StatusCode::OK, "{headers:?}: {body}");
+    }
+    // The allowed origin, with its CORS headers, and its preflight.
+    let request = with_headers(
+        Method::POST,
+        "/api/v1/ids?count=2",
+        &[host, ("origin", "https://app.example")],
+    );
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        "https://app.example"
+    );
+    let request = with_headers(
+        Method::OPTIONS,
+        "/api/v1/ids",
+        &[
+            host,
+            ("origin", "https://app.example"),
+            ("access-control-request-method", "POST"),
+        ],
+    );
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        "https://app.example"
+    );
+    assert!(
+        response.headers()["access-control-allow-methods"]
+            .to_str()
+            .unwrap()
+            .contains("POST")
+    );
+    // Routes that issue nothing are not refused.
+    let (status, _) = text_of(
+        &router,
+        with_headers(
+            Method::GET,
+            "/api/v1/decode/1",
+            &[host, ("origin", "https://evil.example")],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_loopback_service_answers_only_to_loopback_names() {
+    let loopback = Config {
+        loopback_hosts_only: true,
+        allowed_hosts: vec!["snowflake.internal".into()],
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(standalone())), &loopback);
+    for host in [
+        "evil.example",
+        "evil.example:8080",
+        "127.0.0.1.evil.example:80",
+        "10.1.2.3",
+    ] {
+        let (status, body) = text_of(
+            &router,
+            with_headers(Method::GET, "/healthz", &[("host", host)]),
+        )
+        .await;
+        assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{host}: {body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["status"], 421, "{body}");
+    }
+    for host in [
+        "localhost",
+        "localhost:8080",
+        "127.0.0.1:8080",
+        "127.9.9.9",
+        "[::1]:8080",
+        "[::1]",
+        "snowflake.internal:8080",
+        "SNOWFLAKE.internal",
+    ] {
+        let (status, body) = text_of(
+            &router,
+            with_headers(Method::GET, "/healthz", &[("host", host)]),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{host}: {body}");
+    }
+    // Without the check (a service on a public address) any name will do.
+    let router = app(Arc::new(AppState::new(standalone())), &config());
+    let (status, _) = text_of(
+        &router,
+        with_headers(Method::GET, "/healthz", &[("host", "evil.example")]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_clock_before_the_epoch_is_503_and_blames_no_parameter() {
+    let layout = Layout::twitter().with_epoch_ms(4_102_444_800_000).unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let generator = Generator::builder(layout).clock(clock).build().unwrap();
+    let router = app(
+        Arc::new(AppState::new(Standalone::new(generator))),
+        &config(),
+    );
+    for uri in ["/api/v1/ids", "/api/v1/ids?count=9000", "/readyz"] {
+        let response = router
+            .clone()
+            .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{uri}");
+        // Waiting does not help: no Retry-After.
+        assert!(
+            !response.headers().contains_key(header::RETRY_AFTER),
+            "{uri}"
+        );
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert!(v.get("field").is_none(), "{uri}: {v}");
+        assert!(
+            !v["detail"].as_str().unwrap().contains("timestamp"),
+            "{uri}: {v}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_failing_state_file_makes_readiness_fail_too() {
+    let dir = std::env::temp_dir().join(format!("snowflake-ready-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let generator = Generator::builder(Layout::twitter())
+        .node(&NODE)
+        .clock(clock)
+        .store(FileMarkStore::new(dir.join("mark")))
+        .reserve_ms(2)
+        .build()
+        .unwrap();
+    let router = app(
+        Arc::new(AppState::new(Standalone::new(generator))),
+        &config(),
+    );
+    let status = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            text_of(&router, Request::get(uri).body(Body::empty()).unwrap())
+                .await
+                .0
+        }
+    };
+    assert_eq!(status("/api/v1/ids").await, StatusCode::OK);
+    assert_eq!(status("/readyz").await, StatusCode::OK);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The mark is topped up every millisecond here; within 200 ms a write fails.
+    let mut refused = false;
+    for _ in 0..200 {
+        if status("/api/v1/ids").await == StatusCode::SERVICE_UNAVAILABLE {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert!(refused, "issuing never failed after the directory went");
+    assert_eq!(status("/readyz").await, StatusCode::SERVICE_UNAVAILABLE);
+    // Once the store works again, so does readiness.
+    std::fs::create_dir_all(&dir).unwrap();
+    assert_eq!(status("/readyz").await, StatusCode::OK);
+    assert_eq!(status("/api/v1/ids").await, StatusCode::OK);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_stops_a_large_request() {
+    let source = standalone();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let before = source.generator().stats().issued;
+    let response = router
+        .oneshot(
+            Request::post("/api/v1/ids?count=100000")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert!(first.starts_with(b"{\"layout\":\"twitter\",\"ids\":[\""));
+    drop(body);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let issued = source.generator().stats().issued - before;
+    // The chunk read, the one waiting for the reader, the one being made.
+    assert!(
+        issued <= 3 * 2048,
+        "{issued} IDs issued for a client that left"
+    );
+}
+
+#[tokio::test]
+async fn a_large_request_streams_every_id_once_and_in_order() {
+    for (accept, count) in [
+        ("application/json", 100_000u64),
+        ("text/plain", 4097),
+        ("application/json", 4097),
+    ] {
+        let reply = send_with(
+            &config(),
+            with_headers(
+                Method::POST,
+                &format!("/api/v1/ids?count={count}"),
+                &[("accept", accept)],
+            ),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK);
+        let ids: Vec<u64> = if accept == "text/plain" {
+            reply.text().lines().map(|l| l.parse().unwrap()).collect()
+        } else {
+            let v = reply.json();
+            assert_eq!(v["layout"], "twitter");
+            v["ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().parse().unwrap())
+                .collect()
+        };
+        assert_eq!(ids.len() as u64, count, "{accept}");
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "{accept}: not increasing"
+        );
+    }
+}
+
+/// A source whose `current` takes a while and notes how many callers are
+/// in it at once: a stand-in for a request that holds a turn.
+#[derive(Debug)]
+struct SlowSource {
+    inner: Arc<Standalone>,
+    inside: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+}
+
+impl IdSource for SlowSource {
+    fn layout(&self) -> &Layout {
+        self.inner.layout()
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        self.inner.clock()
+    }
+
+    fn current(&self) -> Result<Arc<SharedGenerator>, snowflake_server::Unavailable> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.inside.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        std::thread::sleep(Duration::from_millis(50));
+        self.inside.fetch_sub(1, SeqCst);
+        self.inner.current()
+    }
+
+    fn shutdown(self: Arc<Self>) -> snowflake_server::Shutdown {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_concurrency_limit_is_one_for_the_whole_server() {
+    let source = Arc::new(SlowSource {
+        inner: standalone(),
+        inside: 0.into(),
+        most: 0.into(),
+    });
+    let config = Config {
+        max_concurrency: 1,
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let mut calls = Vec::new();
+    for (method, uri) in [
+        (Method::GET, "/api/v1/ids"),
+        (Method::POST, "/api/v1/ids"),
+        (Method::GET, "/readyz"),
+        (Method::POST, "/api/v1/ids?count=2"),
+    ] {
+        let router = router.clone();
+        calls.push(tokio::spawn(async move {
+            text_of(&router, with_headers(method, uri, &[])).await.0
+        }));
+    }
+    for call in calls {
+        assert_eq!(call.await.unwrap(), StatusCode::OK);
+    }
+    assert_eq!(source.most.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// A server on a loopback port of its own, stopped by sending on the
+/// returned channel; the task ends when `serve_until` returns.
+async fn on_loopback(
+    config: Config,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Result<(), snowflake_server::ServeError>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(snowflake_server::serve_until(
+        listener,
+        standalone(),
+        config,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    (addr, stop, server)
+}
+
+/// Reads until the server closes the connection (or resets it), at most
+/// `limit`; returns what it read and when the connection ended.
+async fn read_until_closed(
+    stream: &mut tokio::net::TcpStream,
+    limit: Duration,
+) -> Option<(Vec<u8>, Duration)> {
+    use tokio::io::AsyncReadExt;
+    let start = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(limit.saturating_sub(start.elapsed()), stream.read(&mut buf))
+            .await
+        {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some((seen, start.elapsed())),
+            Ok(Ok(n)) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_trickling_headers_is_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(1),
+        ..config()
+    };
+    let (addr, stop, server) = on_loopback(config).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n")
+        .await
+        .unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    // One header line every 100 ms, never the blank line that ends them.
+    let trickle = tokio::spawn(async move {
+        for n in 0.. {
+            let line = format!("x-trickle-{n}: {}\r\n", "a".repeat(50));
+            if writer.write_all(line.as_bytes()).await.is_err() {
+                return n;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        unreachable!()
+    });
+    let start = std::time::Instant::now();
+    let mut buf = [0u8; 1024];
+    let closed = loop {
+        use tokio::io::AsyncReadExt;
+        match tokio::time::timeout(Duration::from_secs(5), reader.read(&mut buf)).await {
+            Err(_) => break None,
+            Ok(Ok(0)) | Ok(Err(_)) => break Some(start.elapsed()),
+            Ok(Ok(_)) => {}
+        }
+    };
+    let closed = closed.expect("still open 5 s after headers began, with a 1 s timeout");
+    assert!(
+        closed < Duration::from_millis(2500),
+        "cut off only after {closed:?}"
+    );
+    trickle.abort();
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_closed() {
+    let config = Config {
+        idle_timeout: Duration::from_secs(1),
+        header_timeout: Duration::from_secs(30),
+        ..config()
+    };
+    let (addr, stop, server) = on_loopback(config).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_, after) = read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .expect("an idle connection stayed open 5 s, with a 1 s idle timeout");
+    assert!(
+        after >= Duration::from_millis(900) && after < Duration::from_millis(2500),
+        "{after:?}"
+    );
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn shutdown_closes_a_half_sent_request_at_the_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(60),
+        shutdown_timeout: Duration::from_secs(1),
+        ..config()
+    };
+    let (addr, stop, server) = on_loopback(config).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"POST /api/v1/ids HTTP/1.1\r\nhost: localhost\r\ncontent-length: 10\r\n\r\n12")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let start = std::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .expect("shutdown waited 5 s for a half-sent request, with a 1 s deadline")
+        .unwrap()
+        .unwrap();
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(2500), "shutdown took {took:?}");
+    assert!(
+        read_until_closed(&mut stream, Duration::from_secs(1))
+            .await
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_for_one_to_close() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        max_connections: 2,
+        ..config()
+    };
+    let (addr, stop, server) = on_loopback(config).await;
+    let first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    // The kernel completed the handshake, but the server does not take the
+    // connection while two are open.
+    assert!(
+        read_until_closed(&mut third, Duration::from_millis(500))
+            .await
+            .is_none(),
+        "a third connection was served past a cap of 2"
+    );
+    drop(first);
+    let (answer, _) = read_until_closed(&mut third, Duration::from_secs(5))
+        .await
+        .expect("the third connection was not served after one closed");
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn serving_refuses_a_clock_outside_the_layout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let layout = Layout::twitter().with_epoch_ms(4_102_444_800_000).unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let generator = Generator::builder(layout).clock(clock).build().unwrap();
+    let err =
+        snowflake_server::serve_until(listener, Standalone::new(generator), config(), async {})
+            .await
+            .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("before the layout's epoch 2100-01-01"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_long_request_target_is_414_as_a_problem() {
+    let uri = format!("/api/v1/decode/1?layout={}", "x".repeat(9000));
+    let reply = send_with(
+        &config(),
+        Request::get(uri.as_str()).body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_problem(
+        &reply,
+        StatusCode::URI_TOO_LONG,
+        None,
+        "longer than 8192 bytes",
+    );
+}
+
+#[tokio::test]
+async fn a_stream_not_read_in_time_is_cut_off_and_stops_issuing() {
+    let source = standalone();
+    let config = Config {
+        request_timeout: Duration::from_millis(200),
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let before = source.generator().stats().issued;
+    let response = router
+        .oneshot(
+            Request::post("/api/v1/ids?count=100000")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    body.frame().await.unwrap().unwrap();
+    // The reader stalls past the deadline, then tries to go on.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut ended_in_error = false;
+    while let Some(frame) = body.frame().await {
+        if frame.is_err() {
+            ended_in_error = true;
+            break;
+        }
+    }
+    assert!(ended_in_error, "a cut-off stream ended like a complete one");
+    let issued = source.generator().stats().issued - before;
+    assert!(
+        issued < 100_000,
+        "all {issued} IDs were made for a reader that stalled"
+    );
 }

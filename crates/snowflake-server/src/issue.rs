@@ -1,0 +1,254 @@
+//! IDs into response bodies: a small request at once, a large one as a
+//! stream of chunks made as the client reads.
+//!
+//! A large body is never built whole. Built whole, 400 clients that ask for
+//! 100,000 IDs each and read nothing held 2.2 MB apiece; streamed, each holds
+//! about two chunks, and the IDs of a client that left are never made.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use http_body::Frame;
+use snowflake::{IdBatch, TextForm};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::time::Instant;
+
+use crate::config::Config;
+use crate::problem::Problem;
+use snowflake::SharedGenerator;
+
+/// IDs per chunk of a streamed body: about 45 KB of JSON, small enough that
+/// a slow reader holds little, large enough that a chunk's hop to the
+/// blocking pool is a small share of its cost.
+pub(crate) const CHUNK_IDS: u64 = 2048;
+
+/// The service's limits on issuing, from its [`Config`]: the edge hands
+/// them to the IDs route with each request, so they come from the same
+/// settings as the layers around it.
+pub(crate) struct Limits {
+    /// Permits for making a chunk of a large request.
+    pub(crate) large: Arc<Semaphore>,
+    /// How long a request may take, a streamed body's reading included.
+    pub(crate) request_timeout: Duration,
+}
+
+impl Limits {
+    pub(crate) fn new(config: &Config) -> Self {
+        Limits {
+            large: Arc::new(Semaphore::new(config.max_large_batches.max(1))),
+            request_timeout: config.request_timeout,
+        }
+    }
+}
+
+/// How a body is written: JSON (`{"layout":…,"ids":["…",…]}`) or one ID
+/// per line, each ID in the text form asked for.
+#[derive(Clone)]
+pub(crate) struct Format {
+    /// `{"layout":"<name>","ids":[`, made once per service.
+    pub(crate) prefix: Arc<str>,
+    pub(crate) plain: bool,
+    pub(crate) form: TextForm,
+}
+
+impl Format {
+    /// Appends `batch` to `out`; `first` says whether no ID was written yet.
+    fn push(&self, batch: IdBatch, first: &mut bool, out: &mut Vec<u8>) {
+        let mut buf = [0u8; TextForm::MAX_LEN];
+        for id in batch {
+            if self.plain {
+                out.extend_from_slice(self.form.encode(id, &mut buf).as_bytes());
+                out.push(b'\n');
+            } else {
+                if !*first {
+                    out.push(b',');
+                }
+                out.push(b'"');
+                out.extend_from_slice(self.form.encode(id, &mut buf).as_bytes());
+                out.push(b'"');
+            }
+            *first = false;
+        }
+    }
+
+    fn start(&self, out: &mut Vec<u8>) {
+        if !self.plain {
+            out.extend_from_slice(self.prefix.as_bytes());
+        }
+    }
+
+    fn end(&self, out: &mut Vec<u8>) {
+        if !self.plain {
+            out.extend_from_slice(b"]}");
+        }
+    }
+}
+
+/// `count` IDs from `generator`, in as many batches as time units need.
+fn fill(
+    generator: &SharedGenerator,
+    format: &Format,
+    count: u64,
+    first: &mut bool,
+    out: &mut Vec<u8>,
+) -> Result<(), snowflake::Error> {
+    let mut left = count;
+    while left > 0 {
+        let batch = generator.next_ids(left)?;
+        left -= batch.len() as u64;
+        format.push(batch, first, out);
+    }
+    Ok(())
+}
+
+/// `count` IDs as (part of) a body: the JSON opening when `first`, the
+/// closing when `last`.
+pub(crate) fn write(
+    generator: &SharedGenerator,
+    format: &Format,
+    count: u64,
+    first: bool,
+    last: bool,
+) -> Result<Vec<u8>, snowflake::Error> {
+    let mut out = Vec::with_capacity(count as usize * 23 + format.prefix.len() + 2);
+    if first {
+        format.start(&mut out);
+    }
+    let mut fresh = first;
+    fill(generator, format, count, &mut fresh, &mut out)?;
+    if last {
+        format.end(&mut out);
+    }
+    Ok(out)
+}
+
+/// What makes the chunks of a streamed body: the service state, which
+/// knows which generator may issue now.
+pub(crate) trait MakeChunk: Send + Sync + 'static {
+    /// [`write`] on the generator that may issue now; may block.
+    fn make(
+        &self,
+        format: &Format,
+        count: u64,
+        first: bool,
+        last: bool,
+    ) -> Result<Vec<u8>, Problem>;
+}
+
+/// One chunk of a streamed body, made off the async workers (the generator
+/// may sleep until the next time unit) while holding a large-batch permit,
+/// so large requests take turns and never crowd out small ones.
+async fn chunk<S: MakeChunk>(
+    source: &Arc<S>,
+    large: &Arc<Semaphore>,
+    format: &Format,
+    count: u64,
+    first: bool,
+    last: bool,
+) -> Result<Bytes, Problem> {
+    let permit = Arc::clone(large)
+        .acquire_owned()
+        .await
+        .map_err(|_| Problem::internal())?;
+    let source = Arc::clone(source);
+    let format = format.clone();
+    let made = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        source.make(&format, count, first, last)
+    })
+    .await
+    .map_err(|_| Problem::internal())??;
+    Ok(Bytes::from(made))
+}
+
+/// The body of a large request: the first chunk is made before the answer
+/// starts, so a generator that cannot issue still gets a 503; the rest are
+/// made as the client reads, each only once the one before it was taken.
+/// When the client leaves, or `deadline` passes before it took everything,
+/// no further chunk is made and the body ends in an error rather than as
+/// valid-looking truncated JSON.
+pub(crate) async fn streamed<S: MakeChunk>(
+    source: &Arc<S>,
+    large: &Arc<Semaphore>,
+    format: Format,
+    count: u64,
+    deadline: Instant,
+) -> Result<Body, Problem> {
+    let size = count.min(CHUNK_IDS);
+    let head = chunk(source, large, &format, size, true, size == count).await?;
+    if size == count {
+        return Ok(Body::from(head));
+    }
+    // One chunk waits in the channel while the next is made: a reader that
+    // keeps up never waits for the generator, and a stalled one holds two.
+    let (tx, rx) = mpsc::channel::<(Bytes, bool)>(1);
+    let source = Arc::clone(source);
+    let large = Arc::clone(large);
+    tokio::spawn(async move {
+        if tx.send((head, false)).await.is_err() {
+            return;
+        }
+        let mut left = count - size;
+        while left > 0 {
+            // The client left: stop before making IDs nobody receives.
+            if tx.is_closed() || Instant::now() >= deadline {
+                return;
+            }
+            let size = left.min(CHUNK_IDS);
+            left -= size;
+            let made = match chunk(&source, &large, &format, size, false, left == 0).await {
+                Ok(made) => made,
+                Err(problem) => {
+                    tracing::warn!(detail = %problem.detail, "an ID stream stopped early");
+                    return;
+                }
+            };
+            match tokio::time::timeout_at(deadline, tx.send((made, left == 0))).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => return,
+            }
+        }
+    });
+    Ok(Body::new(IdStream {
+        rx,
+        finished: false,
+    }))
+}
+
+/// A streamed body: chunks from the producer task; a channel that closes
+/// before the last chunk is an error, so hyper aborts the response.
+struct IdStream {
+    rx: mpsc::Receiver<(Bytes, bool)>,
+    finished: bool,
+}
+
+impl http_body::Body for IdStream {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        if self.finished {
+            return Poll::Ready(None);
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some((bytes, last))) => {
+                self.finished = last;
+                Poll::Ready(Some(Ok(Frame::data(bytes))))
+            }
+            Poll::Ready(None) => Poll::Ready(Some(Err(std::io::Error::other(
+                "the ID stream stopped before the last ID",
+            )))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.finished
+    }
+}
