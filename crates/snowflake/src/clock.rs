@@ -269,6 +269,22 @@ impl Clock for ManualClock {
 mod tests {
     use super::*;
 
+    /// A wait sleeps most of the gap: reaching a time a few milliseconds
+    /// ahead takes a handful of calls, not a busy loop of thousands.
+    #[test]
+    fn waiting_on_the_system_clock_sleeps_most_of_the_gap() {
+        let target = SystemClock.now_ms() + 4;
+        let mut calls = 0;
+        while SystemClock.now_ms() < target {
+            SystemClock.wait_toward(target);
+            calls += 1;
+            assert!(calls <= 4, "{calls} calls to wait 4 ms");
+        }
+        // A target already passed returns at once, with the time now.
+        let now = wait_on_system_clock(target - 1_000);
+        assert!(now >= target);
+    }
+
     /// A waiting generator may carry the value past the refresher's reading;
     /// the refresher's older (or stepped-back) reading must not undo it.
     #[test]

@@ -933,3 +933,120 @@ fn settings_beyond_their_limits_are_errors() {
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
     }
 }
+
+/// The mark is topped up early, once half its window is used, so callers
+/// rarely wait on the store; before that, nothing is written.
+#[test]
+fn the_mark_is_topped_up_at_half_the_window() {
+    let start = 1_700_000_000_000;
+    let clock = Arc::new(ManualClock::new(start));
+    let store = MemStore::default();
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .reserve_ms(10)
+        .store(store.clone())
+        .build()
+        .unwrap();
+    generator.next_id().unwrap();
+    assert_eq!(store.mark(), Some(start + 10));
+    // Less than half the window used: no write.
+    clock.set(start + 5);
+    generator.next_id().unwrap();
+    assert_eq!(store.mark(), Some(start + 10));
+    assert_eq!(generator.stats().mark_writes, 1);
+    // More than half: topped up a window past the unit in use.
+    clock.set(start + 6);
+    generator.next_id().unwrap();
+    assert_eq!(store.mark(), Some(start + 16));
+    assert_eq!(generator.stats().mark_writes, 2);
+    assert_eq!(generator.stats().mark_ms, Some(start + 16));
+    // A clean close lowers the mark to the last unit issued.
+    generator.close().unwrap();
+    assert_eq!(store.mark(), Some(start + 6));
+}
+
+/// A mark that no run of this layout could have written is refused, with
+/// the file's value and the layout's range, never read as a fresh start.
+#[test]
+fn a_mark_outside_the_layout_is_refused() {
+    let layout = Layout::parse("time:20,node:31,sequence:12").unwrap();
+    let clock = Arc::new(ManualClock::new(1_000));
+    for mark in [-1, layout.last_timestamp_ms() + 1] {
+        let err = Generator::builder(layout.clone())
+            .clock(clock.clone())
+            .store(MemStore::with_mark(mark))
+            .build()
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Store);
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("the stored mark {mark} (")),
+            "{text}"
+        );
+        assert!(text.contains("is outside layout time:20,node:31,sequence:12's time range, 1970-01-01T00:00:00.000Z to"), "{text}");
+    }
+}
+
+/// After a restart the clock is set back: IDs continue above the mark, never
+/// at or below it, although the clock reads a time below it.
+#[test]
+fn after_a_restart_a_clock_set_back_stays_above_the_mark() {
+    let start = 1_700_000_000_000;
+    let mark = start + 1_000;
+    let clock = Arc::new(ManualClock::new(mark - 3));
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .store(MemStore::with_mark(mark))
+        .build()
+        .unwrap();
+    // It waited until past the mark.
+    assert_eq!(clock.now_ms(), mark + 1);
+    clock.set(mark - 4);
+    let id = generator.next_id().unwrap();
+    let time = Layout::twitter().decode(id).unwrap().timestamp_ms();
+    assert!(time > mark, "issued at {time}, the mark is {mark}");
+    assert_eq!(generator.stats().issued, 1);
+}
+
+/// Every counter of the stats, after a history whose answer is known.
+#[test]
+fn stats_count_exactly_what_happened() {
+    let start = 1_700_000_000_000;
+    let clock = Arc::new(ManualClock::new(start));
+    let layout = Layout::parse("time:41,node:20,sequence:2").unwrap();
+    let generator = Generator::builder(layout.clone())
+        .clock(clock.clone())
+        .tolerance_ms(3)
+        .build()
+        .unwrap();
+    assert!(Arc::ptr_eq(generator.clock(), &clock));
+    assert_eq!(generator.layout(), &layout);
+    assert_eq!(generator.stats(), snowflake::GeneratorStats::default());
+    // Four IDs a unit: the fifth waits for the next millisecond.
+    assert_eq!(generator.next_ids(4).unwrap().len(), 4);
+    generator.next_id().unwrap();
+    assert_eq!(clock.now_ms(), start + 1);
+    // Two ms back: tolerated, counted once per call.
+    clock.set(start - 1);
+    generator.ready().unwrap();
+    generator.next_id().unwrap();
+    // Five ms back: refused by next_id and by ready.
+    clock.set(start - 4);
+    assert_eq!(generator.ready().unwrap_err().clock_backwards_ms(), Some(5));
+    assert!(generator.next_id().is_err());
+    let stats = generator.stats();
+    assert_eq!(stats.issued, 6);
+    assert_eq!(stats.exhaustion_waits, 1);
+    assert_eq!(stats.clock_backwards, 2);
+    assert_eq!(stats.clock_backwards_max_ms, 5);
+    assert_eq!((stats.lead_ms, stats.lead_issues), (0, 0));
+    assert_eq!((stats.mark_writes, stats.mark_ms), (0, None));
+    let debug = format!("{generator:?}");
+    assert!(
+        debug.starts_with("Generator { layout: \"time:41,node:20,sequence:2\""),
+        "{debug}"
+    );
+    assert!(debug.contains("issued: 6"), "{debug}");
+    let builder = format!("{:?}", Generator::builder(layout).tolerance_ms(7));
+    assert!(builder.contains("tolerance_ms: 7"), "{builder}");
+}
