@@ -300,6 +300,19 @@ mod tests {
         assert_eq!(clock.now_ms(), ahead + 1);
     }
 
+    /// With no refresher running, only a wait moves the value: to the time
+    /// it reached, which is at least the target.
+    #[test]
+    fn a_wait_brings_the_cached_value_forward() {
+        let clock = CachedClock::new(true);
+        let target = SystemClock.now_ms() + 2;
+        while SystemClock.now_ms() < target {
+            clock.wait_toward(target);
+        }
+        clock.wait_toward(target);
+        assert!(clock.now_ms() >= target);
+    }
+
     /// Refreshers and readers racing: every reader sees time only grow.
     #[test]
     fn cached_clock_reads_only_grow_under_races() {

@@ -1050,3 +1050,66 @@ fn stats_count_exactly_what_happened() {
     let builder = format!("{:?}", Generator::builder(layout).tolerance_ms(7));
     assert!(builder.contains("tolerance_ms: 7"), "{builder}");
 }
+
+/// The first millisecond a layout can encode is usable; the one before is
+/// an error naming the epoch.
+#[test]
+fn the_epoch_itself_is_the_first_usable_time() {
+    let layout = Layout::parse("time:41,node:10,sequence:12").unwrap();
+    let clock = ManualClock::new(-1);
+    // The generator borrows the clock: `&C` is a clock too.
+    let generator = Generator::builder(layout.clone())
+        .clock(&clock)
+        .build()
+        .unwrap();
+    let err = generator.next_id().unwrap_err();
+    assert_eq!(err.field(), Some("timestamp"));
+    assert!(
+        err.to_string().contains("is before the layout's epoch 0"),
+        "{err}"
+    );
+    assert!(generator.ready().is_err());
+    clock.set(0);
+    let batch: Vec<Id> = generator.next_ids(5000).unwrap().collect();
+    // A fresh generator's state is (unit 0, sequence 0), counted as used,
+    // so at the epoch itself the sequence starts at 1.
+    assert_eq!(batch.len(), 4095);
+    assert_eq!(batch[0], Id::new(1));
+    // Used up: the wait goes through `&ManualClock` and moves it on.
+    let next = generator.next_id().unwrap();
+    assert_eq!(layout.decode(next).unwrap().timestamp_ms(), 1);
+    assert_eq!(clock.now_ms(), 1);
+}
+
+/// A generator on the shared cached clock, borrowed as `&'static`.
+#[test]
+fn a_generator_runs_on_the_cached_clock() {
+    let generator = Generator::builder(Layout::twitter())
+        .clock(snowflake::CachedClock::shared())
+        .build()
+        .unwrap();
+    let before = SystemClock.now_ms();
+    let ids: Vec<Id> = (0..10_000).map(|_| generator.next_id().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let first = Layout::twitter().decode(ids[0]).unwrap().timestamp_ms();
+    assert!((first - before).abs() < 1_000, "{first} vs {before}");
+}
+
+/// A restart with the clock inside the mark's own unit still waits for the
+/// next one.
+#[test]
+fn a_restart_in_the_marks_unit_waits_for_the_next() {
+    let mark = 1_700_000_000_000;
+    let clock = Arc::new(ManualClock::new(mark));
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .store(MemStore::with_mark(mark))
+        .build()
+        .unwrap();
+    assert_eq!(clock.now_ms(), mark + 1);
+    let id = generator.next_id().unwrap();
+    assert_eq!(
+        Layout::twitter().decode(id).unwrap().timestamp_ms(),
+        mark + 1
+    );
+}
