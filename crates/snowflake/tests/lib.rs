@@ -914,23 +914,35 @@ fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
 
 #[test]
 fn settings_beyond_their_limits_are_errors() {
-    for (builder, field) in [
+    let twitter = || Generator::builder(Layout::twitter());
+    // Each limit itself is allowed.
+    twitter()
+        .tolerance_ms(Generator::MAX_TOLERANCE_MS)
+        .max_lead_ms(Generator::MAX_LEAD_MS)
+        .reserve_ms(Generator::MAX_RESERVE_MS)
+        .build()
+        .unwrap();
+    for (builder, field, message) in [
         (
-            Generator::builder(Layout::twitter()).reserve_ms(u64::MAX),
+            twitter().reserve_ms(60_001),
             "reserve_ms",
+            "reserve_ms 60001 is not allowed; the reserve is at most 60000 ms (Generator::MAX_RESERVE_MS)",
         ),
         (
-            Generator::builder(Layout::twitter()).tolerance_ms(60_001),
+            twitter().tolerance_ms(60_001),
             "tolerance_ms",
+            "tolerance_ms 60001 is not allowed; the tolerance is at most 60000 ms (Generator::MAX_TOLERANCE_MS)",
         ),
         (
-            Generator::builder(Layout::twitter()).max_lead_ms(1_001),
+            twitter().max_lead_ms(1_001),
             "max_lead_ms",
+            "max_lead_ms 1001 is not allowed; the lead is at most 1000 ms (Generator::MAX_LEAD_MS)",
         ),
     ] {
         let err = builder.build().unwrap_err();
         assert_eq!(err.field(), Some(field));
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
+        assert_eq!(err.to_string(), message);
     }
 }
 
