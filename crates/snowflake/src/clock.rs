@@ -51,7 +51,12 @@ impl<C: Clock + ?Sized> Clock for &C {
 }
 
 fn system_now_ns() -> i128 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    unix_ns(SystemTime::now())
+}
+
+/// Nanoseconds since the Unix epoch, negative before it.
+fn unix_ns(t: SystemTime) -> i128 {
+    match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i128,
         Err(before) => -(before.duration().as_nanos() as i128),
     }
@@ -105,7 +110,13 @@ pub struct SystemClock;
 /// costs more than the clock read itself.
 #[inline]
 fn system_now_ms() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    unix_ms(SystemTime::now())
+}
+
+/// Milliseconds since the Unix epoch, floored: negative before it.
+#[inline]
+fn unix_ms(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64 * 1000 + i64::from(d.subsec_millis()),
         Err(before) => {
             let d = before.duration();
@@ -268,6 +279,36 @@ impl Clock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before 1970 both conversions floor: 1 ns before the epoch is
+    /// millisecond -1, not 0.
+    #[test]
+    fn times_before_the_epoch_are_negative_and_floored() {
+        let before = |ns: u64| UNIX_EPOCH - Duration::from_nanos(ns);
+        assert_eq!(unix_ms(before(1)), -1);
+        assert_eq!(unix_ms(before(1_000_000)), -1);
+        assert_eq!(unix_ms(before(1_000_001)), -2);
+        assert_eq!(unix_ms(before(2_500_000_000)), -2_500);
+        assert_eq!(unix_ns(before(2_500_000_001)), -2_500_000_001);
+        assert_eq!(
+            unix_ms(UNIX_EPOCH + Duration::from_nanos(2_999_999_999)),
+            2_999
+        );
+        assert_eq!(unix_ns(UNIX_EPOCH + Duration::from_nanos(7)), 7);
+    }
+
+    /// A target already reached costs one clock read, not a sleep: twenty
+    /// such calls take far less than one 5 ms nap each.
+    #[test]
+    fn waiting_for_a_time_already_passed_returns_at_once() {
+        let target = SystemClock.now_ms() - 1;
+        let started = std::time::Instant::now();
+        for _ in 0..20 {
+            assert!(wait_on_system_clock(target) > target);
+        }
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(50), "{took:?} for 20 calls");
+    }
 
     /// A wait sleeps most of the gap: reaching a time a few milliseconds
     /// ahead takes a handful of calls, not a busy loop of thousands.

@@ -1125,3 +1125,39 @@ fn a_restart_in_the_marks_unit_waits_for_the_next() {
         mark + 1
     );
 }
+
+/// The lead never borrows a unit past the end of the time field: there the
+/// answer is "time ran out", not an ID whose time wrapped into the sign bit.
+#[test]
+fn the_lead_never_borrows_past_the_time_field() {
+    let layout = Layout::parse("time:4,node:47,sequence:12").unwrap();
+    let clock = Arc::new(ManualClock::new(15));
+    let generator = Generator::builder(layout)
+        .clock(clock.clone())
+        .max_lead_ms(Generator::MAX_LEAD_MS)
+        .build()
+        .unwrap();
+    assert_eq!(generator.next_ids(5000).unwrap().len(), 4096);
+    let err = generator.next_id().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TimeExhausted);
+    assert_eq!(generator.stats().lead_issues, 0);
+}
+
+/// On a 10 ms tick the stored mark is the last millisecond of the reserved
+/// unit, so that a restart at any millisecond of that unit waits it out.
+#[test]
+fn the_mark_is_the_last_millisecond_of_its_unit() {
+    let start = 1_700_000_000_000;
+    let clock = Arc::new(ManualClock::new(start + 3));
+    let store = MemStore::default();
+    let generator = Generator::builder(Layout::sonyflake())
+        .clock(clock.clone())
+        .reserve_ms(20)
+        .store(store.clone())
+        .build()
+        .unwrap();
+    generator.next_id().unwrap();
+    // Two units of 10 ms past the unit in use, to its last millisecond.
+    assert_eq!(store.mark(), Some(start + 29));
+    assert_eq!(generator.stats().mark_ms, Some(start + 29));
+}
