@@ -787,6 +787,13 @@ fn lead_is_in_milliseconds_on_a_10_ms_tick() {
     assert_eq!(clock.now_ms(), start + 19, "borrowed, not waited");
     let stats = generator.stats();
     assert_eq!((stats.lead_issues, stats.lead_ms), (1, 1));
+    // Issuing within the lead is not a clock that went back.
+    generator.next_id().unwrap();
+    let stats = generator.stats();
+    assert_eq!(
+        (stats.clock_backwards, stats.clock_backwards_max_ms),
+        (0, 0)
+    );
 }
 
 /// A restart whose clock is behind the stored mark: the allowance (tolerance
