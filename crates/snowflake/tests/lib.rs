@@ -1168,3 +1168,28 @@ fn the_mark_is_the_last_millisecond_of_its_unit() {
     assert_eq!(store.mark(), Some(start + 29));
     assert_eq!(generator.stats().mark_ms, Some(start + 29));
 }
+
+/// On a layout whose sequence is not the lowest field (sonyflake: sequence
+/// above machine), a batch steps by the sequence's place value and keeps
+/// the node's bits.
+#[test]
+fn a_batch_steps_by_the_sequence_on_any_layout() {
+    let sony = Layout::sonyflake();
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(sony.clone())
+        .node(&[("machine", 258)])
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = generator.next_id().unwrap();
+    let batch: Vec<Id> = generator.next_ids(3).unwrap().collect();
+    let sequences: Vec<_> = std::iter::once(first)
+        .chain(batch)
+        .map(|id| {
+            let d = sony.decode(id).unwrap();
+            assert_eq!(d.field("machine"), Some(258));
+            d.sequence().unwrap()
+        })
+        .collect();
+    assert_eq!(sequences, [0, 1, 2, 3]);
+}
