@@ -503,8 +503,9 @@ fn bounded_lead_borrows_from_the_future_and_reports_it() {
         .max_lead_ms(2)
         .build()
         .unwrap();
-    for _ in 0..3 {
+    for lead in 0..3 {
         assert_eq!(generator.next_ids(4096).unwrap().len(), 4096);
+        assert_eq!(generator.stats().lead_ms, lead, "the lead actually taken");
     }
     assert_eq!(
         clock.now_ms(),
