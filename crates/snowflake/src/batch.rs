@@ -58,3 +58,37 @@ impl Iterator for IdBatch {
 }
 
 impl ExactSizeIterator for IdBatch {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn a_batch_steps_by_the_sequence_place_value() {
+        let mut batch = IdBatch::new(10, 3, 4);
+        assert_eq!(batch.len(), 3);
+        assert_eq!(batch.size_hint(), (3, Some(3)));
+        assert_eq!(batch.first(), Some(Id::new(10)));
+        assert_eq!(batch.last_id(), Some(Id::new(18)));
+        assert_eq!(batch.next(), Some(Id::new(10)));
+        assert_eq!(batch.first(), Some(Id::new(14)));
+        assert_eq!(batch.last_id(), Some(Id::new(18)));
+        let rest: Vec<u64> = batch.by_ref().map(Id::get).collect();
+        assert_eq!(rest, [14, 18]);
+        assert_eq!(
+            (batch.first(), batch.last_id(), batch.next()),
+            (None, None, None)
+        );
+        assert_eq!(batch.len(), 0);
+    }
+
+    #[test]
+    fn an_empty_batch_has_no_ids() {
+        let mut empty = IdBatch::new(0, 0, 0);
+        assert_eq!(
+            (empty.first(), empty.last_id(), empty.next()),
+            (None, None, None)
+        );
+    }
+}

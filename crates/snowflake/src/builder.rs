@@ -86,17 +86,23 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         }
     }
 
-    /// How far the clock may step back and be waited out (default 5 ms, at
-    /// most [`Generator::MAX_TOLERANCE_MS`]); beyond it, calls fail with the size of the step.
+    /// How far, in milliseconds, the clock may be behind the time of the last
+    /// ID issued (beyond any lead) and be waited out (default 5 ms, at most
+    /// [`Generator::MAX_TOLERANCE_MS`]); beyond it, calls fail with the size
+    /// of the step in milliseconds. The bound is in milliseconds whatever the
+    /// layout's tick: on a 10 ms tick, a 5 ms tolerance lets no ID carry a
+    /// time more than 5 ms ahead of the clock.
     pub fn tolerance_ms(mut self, ms: u64) -> Self {
         self.tolerance_ms = ms;
         self
     }
 
     /// Lets the generator borrow time units from the future when the sequence
-    /// is used up, up to this many milliseconds ahead of the clock (default 0:
-    /// never; at most [`Generator::MAX_LEAD_MS`]). The lead is reported in
-    /// [`GeneratorStats::lead_ms`].
+    /// is used up, as long as the borrowed unit's time is at most this many
+    /// milliseconds ahead of the clock (default 0: never; at most
+    /// [`Generator::MAX_LEAD_MS`]). On a 10 ms tick a lead below 10 ms can
+    /// borrow only when the clock is that close to the next unit. The lead is
+    /// reported in [`GeneratorStats::lead_ms`].
     pub fn max_lead_ms(mut self, ms: u64) -> Self {
         self.lead_ms = ms;
         self
@@ -159,11 +165,8 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
             seq_shift: seq.shift(),
             seq_max: seq.max(),
             node_bits,
-            // Rounded up: a 5 ms tolerance on a 10 ms tick still tolerates
-            // one tick, rather than none.
-            tolerance_units: self.tolerance_ms.div_ceil(tick),
             tolerance_ms: self.tolerance_ms,
-            lead_units: self.lead_ms.div_ceil(tick),
+            lead_ms: self.lead_ms,
         };
         let mut initial = 0;
         let reserve = match self.store {
@@ -175,18 +178,20 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
                 // (less after a clean `close`), so a quick restart finds it
                 // ahead of the clock: wait that out, but no more.
                 let window_units = (self.reserve_ms / tick).max(1);
-                let allowance = plan.tolerance_units + window_units;
+                let allowance_ms = plan.tolerance_ms + window_units * tick;
+                // The IDs of the mark's unit carry its start time.
+                let mark_ms = layout.timestamp_ms(mark_unit);
                 loop {
                     let now_ms = self.clock.now_ms();
                     let now = layout.time_units(now_ms)?;
                     if now > mark_unit {
                         break;
                     }
-                    if mark_unit > now.saturating_add(allowance) {
+                    if mark_ms.saturating_sub(now_ms).max(0) as u64 > allowance_ms {
                         return Err(Error::new(Repr::MarkAhead {
-                            mark_ms: layout.timestamp_ms(mark_unit),
+                            mark_ms,
                             now_ms,
-                            tolerance_ms: allowance * tick,
+                            tolerance_ms: allowance_ms,
                         }));
                     }
                     self.clock.wait_toward(layout.timestamp_ms(mark_unit + 1));

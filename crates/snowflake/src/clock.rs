@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::sync::{AtomicI64, Ordering};
+use crate::sync::{AtomicBool, AtomicI64, Ordering};
 
 /// A source of wall-clock time in Unix milliseconds.
 ///
@@ -52,7 +52,12 @@ impl<C: Clock + ?Sized> Clock for &C {
 }
 
 fn system_now_ns() -> i128 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    unix_ns(SystemTime::now())
+}
+
+/// Nanoseconds since the Unix epoch, negative before it.
+fn unix_ns(t: SystemTime) -> i128 {
+    match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i128,
         Err(before) => -(before.duration().as_nanos() as i128),
     }
@@ -185,14 +190,7 @@ fn millisecond_of(now: SystemTime) -> i64 {
 // it would crowd the path that runs on every other call.
 #[inline(never)]
 fn look_up_millisecond(now: SystemTime) -> i64 {
-    let ms = match now.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_secs() as i64 * 1000 + i64::from(d.subsec_millis()),
-        Err(before) => {
-            let d = before.duration();
-            // Floor, not truncate: 1 ns before the epoch is millisecond -1.
-            -(d.as_secs() as i64 * 1000) - i64::from(d.subsec_nanos().div_ceil(1_000_000))
-        }
-    };
+    let ms = unix_ms(now);
     // Readings before 1970 are not remembered: no real clock gives them
     // twice in a row.
     let from = u64::try_from(ms)
@@ -204,6 +202,19 @@ fn look_up_millisecond(now: SystemTime) -> i64 {
         LAST_MS.with(|last| last.set(Millisecond { from, until, ms }));
     }
     ms
+}
+
+/// Milliseconds since the Unix epoch, floored: negative before it.
+#[inline]
+fn unix_ms(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64 * 1000 + i64::from(d.subsec_millis()),
+        Err(before) => {
+            let d = before.duration();
+            // Floor, not truncate: 1 ns before the epoch is millisecond -1.
+            -(d.as_secs() as i64 * 1000) - i64::from(d.subsec_nanos().div_ceil(1_000_000))
+        }
+    }
 }
 
 impl Clock for SystemClock {
@@ -226,6 +237,16 @@ impl Clock for SystemClock {
 /// brings the cached value forward, so a saturated generator loses no time.
 /// One thread serves the whole process, started on first use.
 ///
+/// The cached value only ever moves forward: the refresher and waiting
+/// generators both raise it with `fetch_max`, so neither can undo the
+/// other's newer reading. The price is that a step back of the wall clock is
+/// not passed on: the cached clock holds still until the wall clock is past
+/// it again, and a generator on it waits rather than fails. Use
+/// [`SystemClock`] where a step back must be reported.
+///
+/// If the refresher thread cannot be started, every read goes to the system
+/// clock (still never below an earlier read).
+///
 /// ```
 /// use snowflake::{CachedClock, Clock, SystemClock};
 ///
@@ -235,6 +256,10 @@ impl Clock for SystemClock {
 #[derive(Debug)]
 pub struct CachedClock {
     now_ms: AtomicI64,
+    /// Whether a thread keeps `now_ms` fresh; without one, reads go to the
+    /// system clock. Kept apart from the value, so that no write of the value
+    /// can turn the fallback off.
+    refreshed: AtomicBool,
 }
 
 impl CachedClock {
@@ -245,57 +270,52 @@ impl CachedClock {
     /// ```
     pub const PERIOD: Duration = Duration::from_micros(100);
 
+    fn new(refreshed: bool) -> Self {
+        CachedClock {
+            now_ms: AtomicI64::new(SystemClock.now_ms()),
+            refreshed: AtomicBool::new(refreshed),
+        }
+    }
+
     /// The process-wide cached clock.
     pub fn shared() -> &'static CachedClock {
         static SHARED: OnceLock<&'static CachedClock> = OnceLock::new();
         SHARED.get_or_init(|| {
-            let clock: &'static CachedClock = Box::leak(Box::new(CachedClock {
-                now_ms: AtomicI64::new(SystemClock.now_ms()),
-            }));
+            let clock: &'static CachedClock = Box::leak(Box::new(CachedClock::new(true)));
             let spawned = std::thread::Builder::new()
                 .name("snowflake-clock".into())
                 .spawn(move || {
                     loop {
-                        clock.refresh();
+                        clock.refresh(SystemClock.now_ms());
                         std::thread::sleep(CachedClock::PERIOD);
                     }
                 });
-            // Without the thread, every read falls back to the system clock.
             if spawned.is_err() {
-                clock.now_ms.store(i64::MIN, Ordering::Relaxed);
+                clock.refreshed.store(false, Ordering::Relaxed);
             }
             clock
         })
     }
 
-    fn refresh(&self) -> i64 {
-        let now = SystemClock.now_ms();
-        // A waiting generator may have moved the value a little past this
-        // reading: keep the later one. A real step back of the wall clock
-        // (more than a millisecond) is passed on as it is: hiding it would
-        // only move the problem to the generator's tolerance check.
-        let cached = self.now_ms.load(Ordering::Relaxed);
-        if now >= cached || cached - now > 1 {
-            self.now_ms.store(now, Ordering::Relaxed);
-        }
-        now
+    /// Brings the cached value up to `now_ms`, never down.
+    fn refresh(&self, now_ms: i64) -> i64 {
+        self.now_ms.fetch_max(now_ms, Ordering::Relaxed).max(now_ms)
     }
 }
 
 impl Clock for CachedClock {
     #[inline]
     fn now_ms(&self) -> i64 {
-        let cached = self.now_ms.load(Ordering::Relaxed);
-        if cached == i64::MIN {
-            return SystemClock.now_ms();
+        if !self.refreshed.load(Ordering::Relaxed) {
+            return self.refresh(SystemClock.now_ms());
         }
-        cached
+        self.now_ms.load(Ordering::Relaxed)
     }
 
     fn wait_toward(&self, target_ms: i64) {
         let now = wait_on_system_clock(target_ms);
         if now >= target_ms {
-            self.now_ms.fetch_max(now, Ordering::Relaxed);
+            self.refresh(now);
         }
     }
 }
@@ -350,6 +370,128 @@ impl Clock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before 1970 both conversions floor: 1 ns before the epoch is
+    /// millisecond -1, not 0.
+    #[test]
+    fn times_before_the_epoch_are_negative_and_floored() {
+        let before = |ns: u64| UNIX_EPOCH - Duration::from_nanos(ns);
+        assert_eq!(unix_ms(before(1)), -1);
+        assert_eq!(unix_ms(before(1_000_000)), -1);
+        assert_eq!(unix_ms(before(1_000_001)), -2);
+        assert_eq!(unix_ms(before(2_500_000_000)), -2_500);
+        assert_eq!(unix_ns(before(2_500_000_001)), -2_500_000_001);
+        assert_eq!(
+            unix_ms(UNIX_EPOCH + Duration::from_nanos(2_999_999_999)),
+            2_999
+        );
+        assert_eq!(unix_ns(UNIX_EPOCH + Duration::from_nanos(7)), 7);
+    }
+
+    /// A target already reached costs one clock read, not a sleep: twenty
+    /// such calls take far less than one 5 ms nap each.
+    #[test]
+    fn waiting_for_a_time_already_passed_returns_at_once() {
+        let target = SystemClock.now_ms() - 1;
+        let started = std::time::Instant::now();
+        for _ in 0..20 {
+            assert!(wait_on_system_clock(target) > target);
+        }
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(50), "{took:?} for 20 calls");
+    }
+
+    /// A wait sleeps most of the gap: reaching a time a few milliseconds
+    /// ahead takes a handful of calls, not a busy loop of thousands.
+    #[test]
+    fn waiting_on_the_system_clock_sleeps_most_of_the_gap() {
+        let target = SystemClock.now_ms() + 4;
+        let mut calls = 0;
+        while SystemClock.now_ms() < target {
+            SystemClock.wait_toward(target);
+            calls += 1;
+            assert!(calls <= 4, "{calls} calls to wait 4 ms");
+        }
+        // A target already passed returns at once, with the time now.
+        let now = wait_on_system_clock(target - 1_000);
+        assert!(now >= target);
+    }
+
+    /// A waiting generator may carry the value past the refresher's reading;
+    /// the refresher's older (or stepped-back) reading must not undo it.
+    #[test]
+    fn cached_clock_never_moves_back() {
+        let clock = CachedClock::new(true);
+        let ahead = clock.now_ms() + 50;
+        clock.refresh(ahead);
+        for back in [1, 2, 5, 1_000] {
+            assert_eq!(clock.refresh(ahead - back), ahead);
+            assert_eq!(clock.now_ms(), ahead);
+        }
+        clock.refresh(ahead + 1);
+        assert_eq!(clock.now_ms(), ahead + 1);
+    }
+
+    /// With no refresher running, only a wait moves the value: to the time
+    /// it reached, which is at least the target.
+    #[test]
+    fn a_wait_brings_the_cached_value_forward() {
+        let clock = CachedClock::new(true);
+        let target = SystemClock.now_ms() + 2;
+        while SystemClock.now_ms() < target {
+            clock.wait_toward(target);
+        }
+        clock.wait_toward(target);
+        assert!(clock.now_ms() >= target);
+    }
+
+    /// Refreshers and readers racing: every reader sees time only grow.
+    #[test]
+    fn cached_clock_reads_only_grow_under_races() {
+        let clock = Arc::new(CachedClock::new(true));
+        let base = clock.now_ms();
+        let writers: Vec<_> = (0..3i64)
+            .map(|w| {
+                let clock = Arc::clone(&clock);
+                std::thread::spawn(move || {
+                    for i in 0..20_000i64 {
+                        // Each writer lags the others by a few ms, as a
+                        // refresher lags a waiting generator.
+                        clock.refresh(base + i / 4 - w * 3);
+                    }
+                })
+            })
+            .collect();
+        let mut last = i64::MIN;
+        for _ in 0..50_000 {
+            let now = clock.now_ms();
+            assert!(now >= last, "went back from {last} to {now}");
+            last = now;
+        }
+        for w in writers {
+            w.join().unwrap();
+        }
+        assert_eq!(clock.now_ms(), base + 19_999 / 4);
+    }
+
+    /// Without its refresher thread the clock reads the system clock, also
+    /// after a generator has waited on it (a wait must not stop it moving).
+    #[test]
+    fn cached_clock_without_a_refresher_follows_the_system_clock() {
+        let clock = CachedClock::new(false);
+        let target = SystemClock.now_ms() + 2;
+        clock.wait_toward(target);
+        clock.wait_toward(target);
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(3));
+            let system = SystemClock.now_ms();
+            assert!(clock.now_ms() >= system, "stuck behind the system clock");
+        }
+        // Still never below an earlier reading.
+        let ahead = SystemClock.now_ms() + 60_000;
+        clock.refresh(ahead);
+        assert_eq!(clock.now_ms(), ahead);
+    }
 
     #[test]
     fn system_ms_agrees_with_the_nanosecond_reading() {

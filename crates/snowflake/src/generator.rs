@@ -46,6 +46,13 @@ pub struct Generator<C: Clock = SystemClock> {
     layout: Layout,
 }
 
+/// A clock reading: milliseconds since the epoch, and the unit they fall in.
+#[derive(Clone, Copy, Debug)]
+struct Reading {
+    ms: u64,
+    unit: u64,
+}
+
 /// Constants derived once from the layout, so the hot path does no lookups.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Plan {
@@ -57,9 +64,11 @@ pub(crate) struct Plan {
     pub(crate) seq_shift: u8,
     pub(crate) seq_max: u64,
     pub(crate) node_bits: u64,
-    pub(crate) tolerance_units: u64,
+    /// How far, in ms, the clock may be behind the last issued ID's time
+    /// (beyond the lead) before calls fail.
     pub(crate) tolerance_ms: u64,
-    pub(crate) lead_units: u64,
+    /// How far, in ms, an ID's time may run ahead of the clock.
+    pub(crate) lead_ms: u64,
 }
 
 #[derive(Default)]
@@ -288,7 +297,7 @@ impl<C: Clock> Generator<C> {
     /// has not run out.
     pub fn ready(&self) -> Result<(), Error> {
         let last = self.state.load(Ordering::Acquire) >> self.plan.seq_bits;
-        let now = self.units(self.clock.now_ms())?;
+        let now = self.read(self.clock.now_ms())?;
         match self.behind(now, last) {
             Some((_, Some(err))) => Err(err),
             _ => Ok(()),
@@ -300,7 +309,8 @@ impl<C: Clock> Generator<C> {
         let c = &self.counters;
         let state = self.state.load(Ordering::Relaxed);
         let last = state >> self.plan.seq_bits;
-        let now = self.units(self.clock.now_ms()).unwrap_or(last);
+        let last_ms = self.start_ms(last);
+        let now_ms = self.read(self.clock.now_ms()).map_or(last_ms, |now| now.ms);
         GeneratorStats {
             issued: c
                 .retired
@@ -311,7 +321,7 @@ impl<C: Clock> Generator<C> {
             clock_backwards_max_ms: c.clock_backwards_max_ms.load(Ordering::Relaxed),
             // Only the lead the policy allows; a clock that stepped back is
             // counted in `clock_backwards`, not here.
-            lead_ms: last.saturating_sub(now).min(self.plan.lead_units) * self.plan.tick_ms,
+            lead_ms: last_ms.saturating_sub(now_ms).min(self.plan.lead_ms),
             lead_issues: c.lead_issues.load(Ordering::Relaxed),
             mark_writes: self.reserve.as_ref().map_or(0, Reserve::writes),
             mark_ms: self.reserve.as_ref().map(Reserve::mark_ms),
@@ -326,9 +336,17 @@ impl<C: Clock> Generator<C> {
         (unit << p.time_shift) | (seq << p.seq_shift) | p.node_bits
     }
 
-    /// Time units since the epoch for a clock reading.
+    /// Milliseconds since the epoch at which a time unit begins: the time
+    /// an ID of that unit carries. It fits: the layout checked at
+    /// construction that the end of its last unit fits in i64 milliseconds.
     #[inline]
-    fn units(&self, now_ms: i64) -> Result<u64, Error> {
+    fn start_ms(&self, unit: u64) -> u64 {
+        unit * self.plan.tick_ms
+    }
+
+    /// A clock reading as milliseconds since the epoch and the unit they fall in.
+    #[inline]
+    fn read(&self, now_ms: i64) -> Result<Reading, Error> {
         let p = &self.plan;
         if now_ms < p.epoch_ms {
             return Err(Error::new(Repr::BeforeEpoch {
@@ -347,18 +365,24 @@ impl<C: Clock> Generator<C> {
                 last: self.layout.last_timestamp_ms(),
             }));
         }
-        Ok(units)
+        Ok(Reading {
+            ms: since,
+            unit: units,
+        })
     }
 
-    /// How far the clock is behind the last issued time beyond any allowed
-    /// lead, in ms, and the error if that is beyond the tolerance.
-    fn behind(&self, now: u64, last: u64) -> Option<(u64, Option<Error>)> {
+    /// How far the clock is behind the time of the last issued unit, in ms,
+    /// when that is more than the allowed lead, and the error if it is more
+    /// than the lead and the tolerance together. Measured in milliseconds,
+    /// not units, so that the bounds hold whatever the tick.
+    fn behind(&self, now: Reading, last: u64) -> Option<(u64, Option<Error>)> {
         let p = &self.plan;
-        if last <= now + p.lead_units {
+        let last_ms = self.start_ms(last);
+        if last_ms <= now.ms + p.lead_ms {
             return None;
         }
-        let behind_ms = (last - now) * p.tick_ms;
-        let err = (last - now > p.tolerance_units + p.lead_units).then(|| {
+        let behind_ms = last_ms - now.ms;
+        let err = (behind_ms > p.tolerance_ms + p.lead_ms).then(|| {
             Error::new(Repr::ClockBackwards {
                 by_ms: behind_ms,
                 tolerance_ms: p.tolerance_ms,
@@ -369,7 +393,7 @@ impl<C: Clock> Generator<C> {
 
     /// Counts a step back of the clock, once per call however often the
     /// call loops; fails if it is beyond the tolerance.
-    fn check_behind(&self, now: u64, last: u64, counted: &mut bool) -> Result<(), Error> {
+    fn check_behind(&self, now: Reading, last: u64, counted: &mut bool) -> Result<(), Error> {
         let Some((behind_ms, err)) = self.behind(now, last) else {
             return Ok(());
         };
@@ -397,20 +421,22 @@ impl<C: Clock> Generator<C> {
             // which is harmless, instead of one that looks like it went
             // backwards past the tolerance.
             let current = self.state.load(Ordering::Acquire);
-            let now = self.units(self.clock.now_ms())?;
+            let now = self.read(self.clock.now_ms())?;
             let last = current >> p.seq_bits;
             let seq = current & p.seq_max;
             // `new_unit`: whether the claim opens a time unit, known from the
             // branch taken rather than recomputed from `first` on every call.
-            let (first, count, new_unit) = if now > last {
-                (now << p.seq_bits, want.min(p.seq_max + 1), true)
+            let (first, count, new_unit) = if now.unit > last {
+                (now.unit << p.seq_bits, want.min(p.seq_max + 1), true)
             } else {
-                if last > now {
+                if last > now.unit {
                     self.check_behind(now, last, &mut counted)?;
                 }
                 if seq < p.seq_max {
                     (current + 1, want.min(p.seq_max - seq), false)
-                } else if last < now + p.lead_units && last < p.max_units {
+                } else if last < p.max_units && self.start_ms(last + 1) <= now.ms + p.lead_ms {
+                    // The next unit's IDs carry its start time: borrow it
+                    // only if that is within the lead of the clock.
                     self.counters.lead_issues.fetch_add(1, Ordering::Relaxed);
                     ((last + 1) << p.seq_bits, want.min(p.seq_max + 1), true)
                 } else {

@@ -12,10 +12,15 @@ use loom::thread;
 /// Two IDs per time unit, so that threads also race through exhaustion
 /// and the move to the next unit.
 fn tiny() -> Arc<Generator<ManualClock>> {
+    tiny_with_tolerance(Generator::DEFAULT_TOLERANCE_MS)
+}
+
+fn tiny_with_tolerance(tolerance_ms: u64) -> Arc<Generator<ManualClock>> {
     let layout = Layout::parse("time:62,sequence:1").unwrap();
     Arc::new(
         Generator::builder(layout)
             .clock(ManualClock::new(1))
+            .tolerance_ms(tolerance_ms)
             .build()
             .unwrap(),
     )
@@ -68,5 +73,56 @@ fn loom_batches_do_not_overlap() {
         for id in &mine {
             assert!(!theirs.contains(id));
         }
+    });
+}
+
+/// With no tolerance at all, a clock that only moves forward must never look
+/// as if it went back. It would, if a call read the clock before the state:
+/// descheduled between the two, it would find an ID newer than its reading.
+#[test]
+fn loom_forward_clock_with_zero_tolerance_never_fails() {
+    loom::model(|| {
+        let generator = tiny_with_tolerance(0);
+        let other = generator.clone();
+        let handle = thread::spawn(move || {
+            other.clock().advance(1);
+            other.next_id().unwrap()
+        });
+        let mine = generator.next_id().unwrap();
+        let theirs = handle.join().unwrap();
+        assert_ne!(mine, theirs);
+    });
+}
+
+/// A clock set back while another thread issues: every call either issues
+/// a unique ID or fails with the size of the step, never a duplicate.
+#[test]
+fn loom_clock_going_back_gives_errors_never_duplicates() {
+    loom::model(|| {
+        let generator = tiny_with_tolerance(1);
+        generator.clock().set(4);
+        let other = generator.clone();
+        let handle = thread::spawn(move || {
+            let id = other.next_id();
+            other.clock().advance(-3);
+            id
+        });
+        let mine = [generator.next_id(), generator.next_id()];
+        let theirs = handle.join().unwrap();
+        if let [Ok(a), Ok(b)] = &mine {
+            assert!(a < b, "one thread's IDs only grow");
+        }
+        let mut ids = Vec::new();
+        for result in mine.into_iter().chain([theirs]) {
+            match result {
+                Ok(id) => ids.push(id),
+                Err(err) => assert!(err.clock_backwards_ms().is_some_and(|ms| ms > 1), "{err}"),
+            }
+        }
+        let issued = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), issued, "duplicate IDs");
+        assert_eq!(generator.stats().issued, issued as u64);
     });
 }

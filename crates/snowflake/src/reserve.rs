@@ -7,10 +7,11 @@
 
 use alloc::boxed::Box;
 
-use crate::error::{Error, Repr};
+use crate::error::Error;
 use crate::layout::Layout;
 use crate::store::MarkStore;
 use crate::sync::{AtomicU64, Mutex, Ordering};
+use crate::time::UnixMillis;
 
 pub(crate) struct Reserve {
     store: Box<dyn MarkStore>,
@@ -23,18 +24,23 @@ pub(crate) struct Reserve {
     lock: Mutex<()>,
 }
 
-/// The time unit of the mark in `store`: 0 when there is none (or it is
-/// before the epoch), an error when it is past the layout's end.
+/// The time unit of the mark in `store`: 0 when there is none. A mark before
+/// the layout's epoch or past its end cannot have come from this layout, so
+/// it is refused rather than read as "nothing issued" or "time ran out".
 pub(crate) fn stored_unit(store: &dyn MarkStore, layout: &Layout) -> Result<u64, Error> {
-    match store.load()? {
-        None => Ok(0),
-        Some(mark_ms) if mark_ms < layout.epoch_ms() => Ok(0),
-        Some(mark_ms) => layout.time_units(mark_ms).map_err(|_| {
-            Error::new(Repr::TimeExhausted {
-                last: layout.last_timestamp_ms(),
-            })
-        }),
-    }
+    let Some(mark_ms) = store.load()? else {
+        return Ok(0);
+    };
+    layout.time_units(mark_ms).map_err(|_| {
+        Error::store(alloc::format!(
+            "the stored mark {mark_ms} ({}) is outside layout {}'s time range, {} to {}; \
+             it belongs to another layout or is damaged",
+            UnixMillis(mark_ms),
+            layout.name(),
+            UnixMillis(layout.epoch_ms()),
+            UnixMillis(layout.last_timestamp_ms()),
+        ))
+    })
 }
 
 impl Reserve {

@@ -4,9 +4,9 @@
 #[cfg(loom)]
 pub(crate) use loom::sync::Mutex;
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::Mutex;
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
