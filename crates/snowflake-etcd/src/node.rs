@@ -130,19 +130,13 @@ impl Cluster {
     /// lease was renewed in time and the slot is still this node's. A
     /// process paused between `current` and here finds out now.
     pub fn still_valid(&self, holding: &Arc<Holding>) -> bool {
-        !self.inner.fence.closed()
-            && self
-                .inner
-                .holding
-                .read()
-                .ok()
-                .and_then(|h| h.clone())
-                .is_some_and(|h| Arc::ptr_eq(&h, holding))
+        self.still_issuing(&holding.generator)
     }
 
     /// Whether IDs just made with `generator` may still be handed out: the
     /// same check as [`Cluster::still_valid`], for a caller that kept only
-    /// the generator.
+    /// the generator (each holding has a generator of its own, so the
+    /// generator names the holding).
     pub fn still_issuing(&self, generator: &Arc<SharedGenerator>) -> bool {
         !self.inner.fence.closed()
             && self
