@@ -99,6 +99,9 @@ pub async fn serve_until(
     let router = crate::app::app(state, &config);
     let served = accept(listener, router, &config, stop).await;
     upkeep.abort();
+    // Until the aborted task is dropped it holds the state, and through it
+    // the source, which must be the last holder to flush its mark.
+    let _ = upkeep.await;
     served.map_err(ServeError::Io)?;
     tracing::info!("shutting down");
     source.shutdown().await.map_err(ServeError::Shutdown)
