@@ -108,10 +108,7 @@ pub async fn compose(
         ("format" = Option<String>, Query, description = "read the ID in this text form: decimal, hex, base32, base62, base58; without it, decimal or 0x hex"),
     ),
     responses(
-        (status = 200, description = "the breakdown; with layout=all, every preset's reading of the ID", content(
-            (crate::schema::DecodedSchema = "application/json"),
-            (crate::schema::ReadingsSchema = "application/json"),
-        )),
+        (status = 200, description = "the breakdown; with layout=all, every preset's reading of the ID", body = crate::schema::DecodeAnswerSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn decode(

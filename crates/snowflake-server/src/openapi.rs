@@ -10,8 +10,8 @@ use utoipa::OpenApi;
 
 use crate::problem::Problem;
 use crate::schema::{
-    BadRecordSchema, BoundsSchema, BulkItemSchema, DecodedSchema, IdsSchema, LayoutSchema,
-    ReadingSchema, ReadingsSchema, SegmentSchema, StatusSchema, TextSchema,
+    BadRecordSchema, BoundsSchema, BulkItemSchema, DecodeAnswerSchema, DecodedSchema, IdsSchema,
+    LayoutSchema, ReadingSchema, ReadingsSchema, SegmentSchema, StatusSchema, TextSchema,
 };
 use crate::state::AppState;
 
@@ -53,6 +53,7 @@ pub async fn openapi() -> Response {
         BulkItemSchema,
         ReadingSchema,
         ReadingsSchema,
+        DecodeAnswerSchema,
         BoundsSchema,
         LayoutSchema,
         IdsSchema,

@@ -180,3 +180,16 @@ pub struct IdsSchema {
 pub struct StatusSchema {
     status: String,
 }
+
+/// What `GET /api/v1/decode/{id}` answers: one breakdown, or with
+/// `layout=all` every preset's reading of the ID.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[schema(as = DecodeAnswer)]
+#[allow(dead_code)] // Never built: only its schema is used.
+pub enum DecodeAnswerSchema {
+    /// One layout's breakdown.
+    Decoded(DecodedSchema),
+    /// Every preset's reading (`layout=all`).
+    Readings(ReadingsSchema),
+}
