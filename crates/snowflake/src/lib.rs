@@ -56,6 +56,7 @@ mod builder;
 #[cfg(feature = "std")]
 mod clock;
 mod decoded;
+mod digits;
 mod error;
 #[cfg(feature = "std")]
 mod generator;

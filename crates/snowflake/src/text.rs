@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+use crate::digits;
 use crate::error::{Error, Repr, TextProblem};
 use crate::id::Id;
 
@@ -110,40 +111,6 @@ fn radix_digits<const R: u64>(
         i -= 1;
         buf[i] = alphabet[(n % R) as usize];
         n /= R;
-    }
-    i
-}
-
-/// "00" to "99", so that decimal digits are written two at a time.
-const PAIRS: [u8; 200] = {
-    let mut t = [0u8; 200];
-    let mut i = 0;
-    while i < 100 {
-        t[2 * i] = b'0' + (i / 10) as u8;
-        t[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Writes `n` in decimal into `buf`, ending just before `end`; returns
-/// where it starts.
-fn decimal_digits(mut n: u64, buf: &mut [u8; TextForm::MAX_LEN], end: usize) -> usize {
-    let mut i = end;
-    while n >= 100 {
-        let pair = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        buf[i] = PAIRS[pair];
-        buf[i + 1] = PAIRS[pair + 1];
-    }
-    if n >= 10 {
-        i -= 2;
-        buf[i] = PAIRS[n as usize * 2];
-        buf[i + 1] = PAIRS[n as usize * 2 + 1];
-    } else {
-        i -= 1;
-        buf[i] = b'0' + n as u8;
     }
     i
 }
@@ -295,7 +262,7 @@ impl TextForm {
         if self == TextForm::Decimal {
             let n = id.get();
             let len = n.checked_ilog10().map_or(1, |log| log as usize + 1);
-            decimal_digits(n, buf, len);
+            digits::decimal_back(n, buf, len);
             return len;
         }
         let start = buf.len() - self.encode_bytes(id, buf).len();
@@ -308,7 +275,7 @@ impl TextForm {
     fn encode_bytes(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &[u8] {
         let n = id.get();
         let start = match self {
-            TextForm::Decimal => decimal_digits(n, buf, TextForm::MAX_LEN),
+            TextForm::Decimal => digits::decimal_back(n, buf, TextForm::MAX_LEN),
             TextForm::Hex => {
                 let i = radix_digits::<16>(n, b"0123456789abcdef", 1, buf);
                 buf[i - 2] = b'0';

@@ -1,5 +1,7 @@
 use core::fmt;
 
+use crate::digits;
+
 /// Milliseconds since the Unix epoch, displayed as an RFC 3339 UTC date with
 /// milliseconds, e.g. `2010-11-04T01:42:55.657Z`.
 ///
@@ -61,37 +63,42 @@ impl UnixMillis {
     /// ```
     pub fn write_front(self, buf: &mut [u8; UnixMillis::MAX_LEN]) -> usize {
         let days = self.0.div_euclid(MS_PER_DAY);
-        let ms_of_day = self.0.rem_euclid(MS_PER_DAY);
+        // Below 86,400,000: the time of day is done in 32 bits.
+        let ms_of_day = self.0.rem_euclid(MS_PER_DAY) as u32;
         let (year, month, day) = civil_from_days(days);
+        // Years outside 0..=9999 have no room in RFC 3339; ISO 8601's
+        // expanded form (a sign and at least six digits) takes them.
+        let at = if (0..=9999).contains(&year) {
+            buf[..4].copy_from_slice(&digits::four(year as u32));
+            4
+        } else {
+            let width = (year.unsigned_abs().ilog10() as usize + 1).max(6);
+            buf[0] = if year < 0 { b'-' } else { b'+' };
+            let mut wide = [b'0'; 20];
+            let start = digits::decimal_back(year.unsigned_abs(), &mut wide, 20);
+            let start = start.min(20 - width);
+            buf[1..=20 - start].copy_from_slice(&wide[start..]);
+            1 + 20 - start
+        };
         let (hour, rest) = (ms_of_day / 3_600_000, ms_of_day % 3_600_000);
         let (minute, rest) = (rest / 60_000, rest % 60_000);
         let (second, milli) = (rest / 1000, rest % 1000);
-        let mut at = 0;
-        // Years outside 0..=9999 have no room in RFC 3339; ISO 8601's
-        // expanded form (a sign and at least six digits) takes them.
-        if (0..=9999).contains(&year) {
-            put_digits(buf, &mut at, year as u64, 4);
-        } else {
-            let digits = year.unsigned_abs().ilog10() as usize + 1;
-            buf[0] = if year < 0 { b'-' } else { b'+' };
-            at = 1;
-            put_digits(buf, &mut at, year.unsigned_abs(), digits.max(6));
-        }
-        let rest: [(u8, u64, usize); 6] = [
-            (b'-', u64::from(month), 2),
-            (b'-', u64::from(day), 2),
-            (b'T', hour as u64, 2),
-            (b':', minute as u64, 2),
-            (b':', second as u64, 2),
-            (b'.', milli as u64, 3),
-        ];
-        for (separator, value, width) in rest {
-            buf[at] = separator;
-            at += 1;
-            put_digits(buf, &mut at, value, width);
-        }
-        buf[at] = b'Z';
-        at + 1
+        let tail = &mut buf[at..at + 20];
+        tail[0] = b'-';
+        tail[1..3].copy_from_slice(&digits::two(month));
+        tail[3] = b'-';
+        tail[4..6].copy_from_slice(&digits::two(day));
+        tail[6] = b'T';
+        tail[7..9].copy_from_slice(&digits::two(hour));
+        tail[9] = b':';
+        tail[10..12].copy_from_slice(&digits::two(minute));
+        tail[12] = b':';
+        tail[13..15].copy_from_slice(&digits::two(second));
+        tail[15] = b'.';
+        tail[16] = b'0' + (milli / 100) as u8;
+        tail[17..19].copy_from_slice(&digits::two(milli % 100));
+        tail[19] = b'Z';
+        at + 20
     }
 }
 
@@ -100,23 +107,6 @@ impl fmt::Display for UnixMillis {
         let mut buf = [0u8; UnixMillis::MAX_LEN];
         f.write_str(self.to_rfc3339(&mut buf))
     }
-}
-
-/// Writes `value` as exactly `width` decimal digits at `buf[*at..]`.
-fn put_digits(buf: &mut [u8], at: &mut usize, mut value: u64, width: usize) {
-    if width == 2 {
-        // Most fields of a date are two digits: unrolled.
-        let (tens, ones) = (value / 10 % 10, value % 10);
-        buf[*at] = b'0' + tens as u8;
-        buf[*at + 1] = b'0' + ones as u8;
-        *at += 2;
-        return;
-    }
-    for i in (0..width).rev() {
-        buf[*at + i] = b'0' + (value % 10) as u8;
-        value /= 10;
-    }
-    *at += width;
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
@@ -162,6 +152,15 @@ mod tests {
         assert_eq!(
             UnixMillis(i64::MIN).to_string(),
             "-292275055-05-16T16:47:04.192Z"
+        );
+        // The first years past RFC 3339's four digits, on either side.
+        assert_eq!(
+            UnixMillis(253402300800000).to_string(),
+            "+010000-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            UnixMillis(-62198755200000).to_string(),
+            "-000001-01-01T00:00:00.000Z"
         );
     }
 }

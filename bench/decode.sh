@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Times `snowflake decode --csv -` over N IDs read from a file (issue 10's
+# goal: 10 million at no less than 5 million IDs a second on one core, in
+# constant memory) and reports each run's wall time, CPU time, IDs per
+# second and peak RSS, writing once to /dev/null (the tool's own speed) and
+# once to a file (plus the kernel's copy into the page cache).
+#
+#   bench/decode.sh [N]          (default 10000000; RUNS=5 runs of each)
+#
+# Two inputs, made once by python3 with fixed seeds: IDs of random times over
+# the whole twitter layout, and IDs of one year in time order (the shape of
+# a table's ID column exported by primary key). Needs GNU time.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+n=${1:-10000000}
+runs=${RUNS:-5}
+work=${TMPDIR:-/tmp}/snowflake-decode-bench
+mkdir -p "$work"
+
+if [[ ! -x /usr/bin/time ]]; then
+    echo "decode.sh: /usr/bin/time is missing; install GNU time (apt-get install -y time)" >&2
+    exit 1
+fi
+
+cargo build --release -p snowflake-cli --manifest-path "$root/Cargo.toml" >&2
+bin="$root/target/release/snowflake"
+
+make_ids() { # kind file
+    [[ -s "$2" ]] && return
+    python3 - "$1" "$n" "$2" <<'PY'
+import random, sys
+kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+r = random.Random(10)
+if kind == "random":
+    times = (r.randrange(1 << 41) for _ in range(n))
+else:  # one year (2024-12-02 to 2025-12-02) in time order
+    lo, hi = 1733097600000 - 1288834974657, 1764633600000 - 1288834974657
+    times = iter(sorted(r.randrange(lo, hi) for _ in range(n)))
+with open(path, "w") as out:
+    batch = []
+    for t in times:
+        batch.append(f"{(t << 22) | (r.randrange(1024) << 12) | r.randrange(4096)}\n")
+        if len(batch) == 100000:
+            out.write("".join(batch)); batch = []
+    out.write("".join(batch))
+PY
+}
+
+stats=$(mktemp)
+trap 'rm -f "$stats" "$work/out.csv"' EXIT
+echo "| input | output | run | wall (s) | CPU (s) | IDs/s (wall) | peak RSS (MiB) |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+for kind in random sorted; do
+    ids="$work/$kind-$n.txt"
+    make_ids "$kind" "$ids"
+    for target in /dev/null "$work/out.csv"; do
+        for run in $(seq "$runs"); do
+            start=$(date +%s%N)
+            /usr/bin/time -f '%U %S %M' -o "$stats" "$bin" decode --csv - <"$ids" >"$target"
+            end=$(date +%s%N)
+            read -r user sys rss <"$stats"
+            awk -v k="$kind" -v t="$target" -v r="$run" -v n="$n" -v ns=$((end - start)) \
+                -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
+                    w = ns / 1e9
+                    printf "| %s | %s | %d | %.2f | %.2f | %.2fM | %.1f |\n",
+                        k, (t == "/dev/null" ? "/dev/null" : "file"), r, w, u + s, n / w / 1e6, m / 1024
+                }'
+        done
+    done
+done
+lines=$(wc -l <"$work/out.csv")
+[[ "$lines" -eq $((n + 1)) ]] || { echo "decode.sh: expected $((n + 1)) CSV lines, got $lines" >&2; exit 1; }
