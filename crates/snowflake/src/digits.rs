@@ -17,7 +17,7 @@ const PAIRS: [[u8; 2]; 100] = {
 /// `v` (below 100) as two digits.
 #[inline]
 pub(crate) fn two(v: u32) -> [u8; 2] {
-    PAIRS[v as usize % 100]
+    PAIRS[v as usize]
 }
 
 /// `v` (below 10,000) as four digits.
@@ -37,6 +37,7 @@ fn eight(v: u32) -> [u8; 8] {
 /// Writes `n` in decimal so that it ends just before `buf[end]`, without
 /// leading zeros; returns where it starts. `buf[..end]` must have room for
 /// its digits (20 at most).
+#[inline]
 pub(crate) fn decimal_back(n: u64, buf: &mut [u8], end: usize) -> usize {
     const E8: u64 = 100_000_000;
     let (high, low) = (n / E8, (n % E8) as u32);

@@ -62,7 +62,13 @@ impl Field {
         max_of(self.bits)
     }
 
-    pub(crate) const fn extract(&self, raw: u64) -> u64 {
+    /// The field's value in the 64 bits of an ID.
+    ///
+    /// ```
+    /// let twitter = snowflake::Layout::twitter();
+    /// assert_eq!(twitter.fields()[2].extract(4194439168 + 7), 7);
+    /// ```
+    pub const fn extract(&self, raw: u64) -> u64 {
         (raw >> self.shift) & self.max()
     }
 

@@ -250,24 +250,21 @@ impl TextForm {
         out.extend_from_slice(self.encode_bytes(id, &mut buf));
     }
 
-    /// Writes `id` in this form at the start of `buf` and returns its length:
-    /// for output assembled in place, a row at a time, with no copy per value.
+    /// Writes `id` in this form at the end of `buf` and returns where it
+    /// starts: for output assembled in place from its end, a row at a time,
+    /// with no length to work out first and no copy per value.
     ///
     /// ```
     /// let mut buf = [0u8; snowflake::TextForm::MAX_LEN];
-    /// let len = snowflake::TextForm::Decimal.write_front(4194439168.into(), &mut buf);
-    /// assert_eq!(&buf[..len], b"4194439168");
+    /// let start = snowflake::TextForm::Decimal.write_back(4194439168.into(), &mut buf);
+    /// assert_eq!(&buf[start..], b"4194439168");
     /// ```
-    pub fn write_front(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> usize {
+    #[inline]
+    pub fn write_back(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> usize {
         if self == TextForm::Decimal {
-            let n = id.get();
-            let len = n.checked_ilog10().map_or(1, |log| log as usize + 1);
-            digits::decimal_back(n, buf, len);
-            return len;
+            return digits::decimal_back(id.get(), buf, TextForm::MAX_LEN);
         }
-        let start = buf.len() - self.encode_bytes(id, buf).len();
-        buf.copy_within(start.., 0);
-        buf.len() - start
+        buf.len() - self.encode_bytes(id, buf).len()
     }
 
     /// The encoder behind both: each radix a constant, so that the divisions
