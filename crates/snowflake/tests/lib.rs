@@ -1092,6 +1092,29 @@ fn after_a_restart_a_clock_set_back_stays_above_the_mark() {
     assert_eq!(generator.stats().issued, 1);
 }
 
+/// A store shared in an `Arc` (as a service shares it with its metrics) is
+/// the same store: its mark is read at start and written as IDs are issued.
+#[test]
+fn a_store_in_an_arc_is_read_and_written_through() {
+    let start = 1_700_000_000_000;
+    let mark = start + 1_000;
+    let clock = Arc::new(ManualClock::new(mark - 3));
+    let store = MemStore::with_mark(mark);
+    let generator = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .reserve_ms(10)
+        .store(Arc::new(store.clone()))
+        .build()
+        .unwrap();
+    // Read through the Arc: the start waited until past the mark.
+    assert_eq!(clock.now_ms(), mark + 1);
+    let id = generator.next_id().unwrap();
+    let time = Layout::twitter().decode(id).unwrap().timestamp_ms();
+    assert_eq!(time, mark + 1);
+    // Written through the Arc.
+    assert_eq!(store.mark(), Some(mark + 11));
+}
+
 /// Every counter of the stats, after a history whose answer is known.
 #[test]
 fn stats_count_exactly_what_happened() {

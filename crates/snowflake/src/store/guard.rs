@@ -184,19 +184,27 @@ pub(super) fn open_lock(path: &Path) -> Result<File, Error> {
 /// the process ID, a counter within the process and the clock's nanoseconds.
 pub(super) fn create_temp(path: &Path) -> Result<(PathBuf, File), Error> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut attempts = 0;
-    loop {
+    create_first_free(|| {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".{}.{n}.{nanos}.tmp", std::process::id()));
-        let tmp = PathBuf::from(name);
+        PathBuf::from(name)
+    })
+}
+
+/// Creates a file under the first name from `names` that is not taken,
+/// trying four at most: a name is taken only if someone planted a file (or
+/// a link) there, which is never touched; four in a row means something is
+/// racing us on purpose.
+fn create_first_free(mut names: impl FnMut() -> PathBuf) -> Result<(PathBuf, File), Error> {
+    let mut attempts = 0;
+    loop {
+        let tmp = names();
         match create_new(&tmp) {
             Ok(file) => return Ok((tmp, file)),
-            // Someone else's file, or a link planted there: never touch it,
-            // take another name.
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempts < 3 => {
                 attempts += 1;
             }
@@ -279,6 +287,89 @@ mod tests {
         assert!(
             !dir.join("nowhere").exists(),
             "the dangling link was followed"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_taken_temporary_name_is_passed_over_and_never_touched() {
+        let dir = temp_dir("taken");
+        let names: Vec<PathBuf> = (0..6).map(|i| dir.join(format!("t{i}"))).collect();
+        for planted in &names[..3] {
+            fs::write(planted, "someone else's").unwrap();
+        }
+        let mut next = names.clone().into_iter();
+        let (tmp, _) = create_first_free(|| next.next().unwrap()).unwrap();
+        assert_eq!(tmp, names[3], "three taken names, then the fourth");
+        for planted in &names[..3] {
+            assert_eq!(fs::read_to_string(planted).unwrap(), "someone else's");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn four_taken_names_in_a_row_are_an_error_not_a_fifth_try() {
+        let dir = temp_dir("racing");
+        let names: Vec<PathBuf> = (0..6).map(|i| dir.join(format!("t{i}"))).collect();
+        for planted in &names[..4] {
+            fs::write(planted, "x").unwrap();
+        }
+        let mut next = names.clone().into_iter();
+        let err = create_first_free(|| next.next().unwrap()).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "high-water mark store: cannot create a temporary file {}:",
+                names[3].display()
+            )),
+            "{message}"
+        );
+        assert!(!names[4].exists(), "a fifth name was tried");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_temporary_file_that_cannot_be_made_is_an_error_at_once() {
+        let dir = temp_dir("nodir");
+        let missing = dir.join("no-such-directory").join("mark");
+        let for_thread = missing.clone();
+        let err = within_seconds(5, move || create_temp(&for_thread).unwrap_err());
+        assert!(
+            err.to_string().starts_with(&format!(
+                "high-water mark store: cannot create a temporary file {}.",
+                missing.display()
+            )),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_named_as_one() {
+        let path = Path::new("/dev/null");
+        let err = open_existing(path).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "high-water mark store: refusing to use /dev/null: it is a device; a state file and its lock file must be regular files"
+        );
+    }
+
+    #[test]
+    fn a_path_that_cannot_be_looked_at_is_not_taken_for_absent() {
+        // A path below a regular file: the look fails with "not a
+        // directory", which must not be read as "nothing there yet".
+        let dir = temp_dir("below-file");
+        let file = dir.join("file");
+        fs::write(&file, "x").unwrap();
+        let below = file.join("mark");
+        let err = regular_or_absent(&below).unwrap_err();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "high-water mark store: cannot look at {}:",
+                below.display()
+            )),
+            "{err}"
         );
         fs::remove_dir_all(&dir).unwrap();
     }
