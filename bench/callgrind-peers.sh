@@ -24,7 +24,7 @@ ir() { # generator count -> instructions counted inside its run_* loop
 }
 
 printf '%-14s %10s\n' generator "Ir/call"
-for which in ours-cached ferroid ours-system snowflaked rs-snowflake; do
+for which in ours-cached ferroid ours-tsc ours-system snowflaked rs-snowflake; do
   a=$(ir "$which" "$n")
   b=$(ir "$which" $((n * 2)))
   printf '%-14s %10s\n' "$which" "$(python3 -c "print(f'{($b - $a) / $n:.1f}')")"

@@ -27,8 +27,9 @@ use std::time::{Duration, Instant, SystemTime};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use snowflake::{CachedClock, Clock, Generator, Layout, SystemClock};
+use snowflake_tsc::TscClock;
 use snowflake_bench::{
-    BATCH, Ferroid, IdGenerator, OursCached, RsSnowflake, Snowflaked, Sonyflake, wall_ns,
+    BATCH, Ferroid, IdGenerator, OursCached, OursTsc, RsSnowflake, Snowflaked, Sonyflake, wall_ns,
 };
 
 const CHUNK: u64 = 1000;
@@ -98,6 +99,10 @@ fn baselines(c: &mut Criterion) {
             black_box(SystemClock.now_ms());
         },
     );
+    let tsc = TscClock::shared();
+    per_call(&mut group, "TscClock::now_ms", CHUNK, Duration::ZERO, || {
+        black_box(tsc.now_ms());
+    });
     let cached = CachedClock::shared();
     per_call(
         &mut group,
@@ -128,6 +133,12 @@ fn next_id(c: &mut Criterion) {
         black_box(cached.next_id().expect("an ID"));
     });
     report("ours-cached", cached.stats());
+
+    let tsc = OursTsc::generator();
+    per_call(&mut group, "ours-tsc", CHUNK, GAP, || {
+        black_box(tsc.next_id().expect("an ID"));
+    });
+    report("ours-tsc", tsc.stats());
 
     let snowflaked = Snowflaked::generator();
     per_call(&mut group, "snowflaked", CHUNK, GAP, || {

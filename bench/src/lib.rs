@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use snowflake::{CachedClock, Generator, Id, Layout, SystemClock};
+use snowflake_tsc::TscClock;
 
 /// Twitter's epoch, 2010-11-04T01:42:54.657Z, in Unix milliseconds.
 pub const TWITTER_EPOCH_MS: i64 = 1_288_834_974_657;
@@ -141,6 +142,43 @@ impl Subject for OursCached {
 
     fn build() -> Self {
         OursCached(Self::generator())
+    }
+
+    #[inline]
+    fn issue(&self, out: &mut Vec<u64>) -> Result<(), String> {
+        out.push(self.0.next_id().map_err(|e| e.to_string())?.get());
+        Ok(())
+    }
+
+    fn report(&self) -> String {
+        ours_report(&self.0)
+    }
+}
+
+/// Ours on the time-stamp counter clock (`snowflake-tsc`), checked against
+/// the system clock once a millisecond.
+#[derive(Debug)]
+pub struct OursTsc(pub Generator<&'static TscClock>);
+
+impl OursTsc {
+    /// The generator, on `TscClock::shared()`.
+    pub fn generator() -> Generator<&'static TscClock> {
+        Generator::builder(Layout::twitter())
+            .clock(TscClock::shared())
+            .build()
+            .expect("twitter layout builds")
+    }
+}
+
+impl Subject for OursTsc {
+    const SPEC: Spec = Spec {
+        name: "ours-tsc",
+        setup: "`Generator::builder(Layout::twitter()).clock(snowflake_tsc::TscClock::shared())`",
+        ..OursSystem::SPEC
+    };
+
+    fn build() -> Self {
+        OursTsc(Self::generator())
     }
 
     #[inline]
@@ -386,9 +424,10 @@ impl Subject for IdGenerator {
 }
 
 /// Every subject's spec, in table order.
-pub const SPECS: [Spec; 8] = [
+pub const SPECS: [Spec; 9] = [
     OursSystem::SPEC,
     OursCached::SPEC,
+    OursTsc::SPEC,
     OursBatch::SPEC,
     Snowflaked::SPEC,
     RsSnowflake::SPEC,

@@ -2,7 +2,7 @@
 //! under callgrind beside the peers, in one run (`bench/callgrind-peers.sh`):
 //!
 //! ```text
-//! percall ours-cached|ours-system|ferroid|snowflaked|rs-snowflake COUNT
+//! percall ours-cached|ours-system|ours-tsc|ferroid|snowflaked|rs-snowflake COUNT
 //! ```
 //!
 //! Each loop is a function of its own (`run_*`) so that callgrind counts only
@@ -14,7 +14,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use snowflake_bench::{Ferroid, OursCached, OursSystem, RsSnowflake, Snowflaked, Subject};
+use snowflake_bench::{Ferroid, OursCached, OursSystem, OursTsc, RsSnowflake, Snowflaked, Subject};
 
 #[inline(never)]
 fn run_ours_cached(n: u64) {
@@ -27,6 +27,14 @@ fn run_ours_cached(n: u64) {
 #[inline(never)]
 fn run_ours_system(n: u64) {
     let OursSystem(generator) = OursSystem::build();
+    for _ in 0..n {
+        black_box(generator.next_id().ok());
+    }
+}
+
+#[inline(never)]
+fn run_ours_tsc(n: u64) {
+    let generator = OursTsc::generator();
     for _ in 0..n {
         black_box(generator.next_id().ok());
     }
@@ -60,12 +68,13 @@ fn run_rs_snowflake(n: u64) {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(which), Some(n)) = (args.first(), args.get(1).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: percall ours-cached|ours-system|ferroid|snowflaked|rs-snowflake COUNT");
+        eprintln!("usage: percall ours-cached|ours-system|ours-tsc|ferroid|snowflaked|rs-snowflake COUNT");
         return ExitCode::from(2);
     };
     match which.as_str() {
         "ours-cached" => run_ours_cached(n),
         "ours-system" => run_ours_system(n),
+        "ours-tsc" => run_ours_tsc(n),
         "ferroid" => run_ferroid(n),
         "snowflaked" => run_snowflaked(n),
         "rs-snowflake" => run_rs_snowflake(n),

@@ -43,7 +43,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use snowflake_bench::{
-    Ferroid, IdGenerator, OursBatch, OursCached, OursSystem, RsSnowflake, SPECS, Snowflaked,
+    Ferroid, IdGenerator, OursBatch, OursCached, OursSystem, OursTsc, RsSnowflake, SPECS, Snowflaked,
     Sonyflake, Spec, Subject, wall_ns,
 };
 
@@ -63,6 +63,7 @@ macro_rules! with_subject {
         match $name {
             "ours-system" => $f::<OursSystem>($($arg),*),
             "ours-cached" => $f::<OursCached>($($arg),*),
+            "ours-tsc" => $f::<OursTsc>($($arg),*),
             "ours-batch" => $f::<OursBatch>($($arg),*),
             "snowflaked" => $f::<Snowflaked>($($arg),*),
             "rs-snowflake" => $f::<RsSnowflake>($($arg),*),
