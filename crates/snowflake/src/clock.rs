@@ -149,6 +149,22 @@ fn next_late_estimate(estimate: u64, late: Duration) -> u64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
 
+impl SystemClock {
+    /// Nanoseconds since 1970-01-01T00:00:00Z, negative before: for a clock
+    /// built on another time source that anchors itself to the wall clock
+    /// finer than a millisecond (as `snowflake-tsc` does), so that the
+    /// system's clock is still read in one place.
+    ///
+    /// ```
+    /// use snowflake::{Clock, SystemClock};
+    /// let ns = SystemClock.now_ns();
+    /// assert!(ns / 1_000_000 <= i128::from(SystemClock.now_ms()));
+    /// ```
+    pub fn now_ns(&self) -> i128 {
+        system_now_ns()
+    }
+}
+
 /// Unix milliseconds of the wall clock now.
 #[inline]
 fn system_now_ms() -> i64 {
