@@ -223,6 +223,28 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, Error> {
+        let p = &self.plan;
+        // The common case, decided in a few instructions: the clock is
+        // still in the time unit of the last ID and that unit has a sequence
+        // number left. The unit was checked against the epoch, the end of
+        // the time field and the mark when its first ID was issued, so
+        // nothing more needs checking. Anything else, or a lost race, takes
+        // `advance`. As there, the state is read before the clock.
+        let current = self.state.load(Ordering::Acquire);
+        let now_ms = self.clock.now_ms();
+        let unit_start_ms = (self.start_ms(current >> p.seq_bits) as i64).wrapping_add(p.epoch_ms);
+        let in_unit = now_ms
+            .checked_sub(unit_start_ms)
+            .is_some_and(|into| (into as u64) < p.tick_ms);
+        if in_unit
+            && current & p.seq_max != p.seq_max
+            && self
+                .state
+                .compare_exchange_weak(current, current + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        {
+            return Ok(Id::new(self.raw_id(current + 1)));
+        }
         let (first, _) = self.advance(1)?;
         Ok(Id::new(self.raw_id(first)))
     }
