@@ -118,12 +118,19 @@ impl<R: BufRead> Tokens<R> {
         self.reader.consume(std::mem::take(&mut self.lent));
         // The common case: the whole token, and the whitespace after it,
         // already in the reader's buffer. It is lent from there, not copied.
-        if let Some((start, end)) = self.whole_token()? {
-            self.lent = end;
+        if let Some((start, end, lines)) = self.whole_token()? {
+            // The buffer is asked for again only so that the token can
+            // borrow it; nothing was consumed, so it holds the same bytes (a
+            // reader that broke that promise gets an error, not a panic).
             let buf = self.reader.fill_buf()?;
+            let text = buf
+                .get(start..end)
+                .ok_or_else(|| io::Error::other("the reader's buffer changed between two looks"))?;
+            self.line += lines;
+            self.lent = end;
             return Ok(Some(Token {
                 line: self.line,
-                text: Ok(&buf[start..end]),
+                text: Ok(text),
             }));
         }
         self.token.clear();
@@ -195,10 +202,11 @@ impl<R: BufRead> Tokens<R> {
         }))
     }
 
-    /// Where the next token lies in the reader's buffer, if all of it and
-    /// the whitespace that ends it are there and it is not too long; the
-    /// whitespace before it is consumed and its lines counted.
-    fn whole_token(&mut self) -> io::Result<Option<(usize, usize)>> {
+    /// Where the next token lies in the reader's buffer, and how many line
+    /// breaks come before it, if all of it and the whitespace that ends it
+    /// are there and it is not too long. Nothing is consumed or counted
+    /// here: the caller does both once it has lent the token out.
+    fn whole_token(&mut self) -> io::Result<Option<(usize, usize, u64)>> {
         let buf = match self.reader.fill_buf() {
             Ok(buf) => buf,
             Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(None),
@@ -220,10 +228,7 @@ impl<R: BufRead> Tokens<R> {
             .position(|&b| b <= b' ' && b.is_ascii_whitespace())
             .map(|p| start + p);
         match end {
-            Some(end) if end > start && end - start <= MAX_ID_LEN => {
-                self.line += lines;
-                Ok(Some((start, end)))
-            }
+            Some(end) if end > start && end - start <= MAX_ID_LEN => Ok(Some((start, end, lines))),
             _ => Ok(None),
         }
     }
@@ -354,6 +359,12 @@ impl<'l, W: Write> Records<'l, W> {
     /// number's length has to be known first and no `format!` runs.
     /// Returns where the row starts.
     fn csv_row(&mut self, line: u64, decoded: &Decoded<'_>) -> usize {
+        // Sized for the layout given to `new`; a breakdown in a layout of
+        // more fields (a library caller may pass one) gets room too.
+        let room = ROW_FIXED + decoded.layout().fields().len() * (TextForm::MAX_LEN + 1);
+        if self.scratch.len() < room {
+            self.scratch.resize(room, 0);
+        }
         let mut back = Back {
             buf: &mut self.scratch,
             at: 0,
@@ -549,6 +560,94 @@ mod tests {
             ));
         }
         out
+    }
+
+    /// A reader interrupted by a signal on every other read loses nothing.
+    #[test]
+    fn an_interrupted_read_is_retried() {
+        struct Flaky<'a> {
+            data: &'a [u8],
+            interrupt: bool,
+        }
+        impl io::Read for Flaky<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.interrupt = !self.interrupt;
+                if self.interrupt {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                // Three bytes at a time, so that tokens straddle reads.
+                let n = buf.len().min(3).min(self.data.len());
+                buf[..n].copy_from_slice(&self.data[..n]);
+                self.data = &self.data[n..];
+                Ok(n)
+            }
+        }
+        let input = b"4194439168 12\n\n0xfa021000\n";
+        let reader = io::BufReader::with_capacity(
+            8,
+            Flaky {
+                data: input,
+                interrupt: false,
+            },
+        );
+        let mut tokens = Tokens::new(reader);
+        let mut got = Vec::new();
+        while let Some(t) = tokens.next_token().unwrap() {
+            got.push((
+                t.line,
+                String::from_utf8_lossy(t.text.unwrap()).into_owned(),
+            ));
+        }
+        assert_eq!(
+            got,
+            [
+                (1, "4194439168".to_string()),
+                (1, "12".to_string()),
+                (3, "0xfa021000".to_string())
+            ]
+        );
+    }
+
+    /// A row built from its end must come out the same as one built the
+    /// plain way, for every column at its widest or strangest: a time
+    /// before 1970, a year past 9999, many fields, a non-decimal `id` form,
+    /// and a breakdown in a wider layout than the one the writer was made for.
+    #[test]
+    fn csv_rows_match_the_plain_way_at_every_edge() {
+        let many = Layout::parse(
+            "time:28,a:2,b:2,c:2,d:2,e:2,f:2,g:2,h:2,i:2,j:2,k:2,l:2,m:2,n:2,o:2,p:2,q:2,sequence:2",
+        )
+        .unwrap()
+        .with_epoch_ms(-1_000_000_000_000)
+        .unwrap();
+        let wide = Layout::parse("time:60,sequence:3")
+            .unwrap()
+            .with_epoch_ms(250_000_000_000_000)
+            .unwrap();
+        let twitter = Layout::twitter();
+        for (writer_layout, decoded_layout, form, raw) in [
+            (&many, &many, TextForm::Decimal, 0u64),
+            (&many, &many, TextForm::Hex, u64::MAX >> 1),
+            (&wide, &wide, TextForm::Base32, u64::MAX >> 1),
+            (&twitter, &many, TextForm::Base62, 12_345_678_901_234),
+        ] {
+            let decoded = decoded_layout.decode(Id::new(raw)).unwrap();
+            let mut records = Records::new(Vec::new(), writer_layout, Format::Csv, form).unwrap();
+            records.ok(7, &decoded).unwrap();
+            let csv = String::from_utf8(records.finish().unwrap()).unwrap();
+            let row = csv.lines().nth(1).unwrap();
+            let mut expected = format!(
+                "7,{},{},{}",
+                Id::new(raw).to_text(form),
+                decoded.timestamp_ms(),
+                decoded.time()
+            );
+            for (_, value) in decoded.fields() {
+                expected.push_str(&format!(",{value}"));
+            }
+            expected.push(',');
+            assert_eq!(row, expected);
+        }
     }
 
     #[test]

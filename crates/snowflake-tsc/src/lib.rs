@@ -9,23 +9,30 @@
 //! other than the one last confirmed, it reads the system clock again, uses
 //! *that* reading, and takes a fresh offset. So:
 //!
-//! - every value it returns is a reading of the system clock, taken in the
-//!   current millisecond of the counter: an ID's time is the wall clock's
-//!   millisecond, as with `SystemClock`, and never ahead of it;
-//! - drift between the counter and the wall clock (NTP slewing it, a
-//!   counter a few ppm off) is corrected every millisecond;
-//! - a step of the wall clock, back or forward, is seen at the next
-//!   millisecond of the counter, so **within one millisecond** rather than at
-//!   once: for up to a millisecond after a step back the generator can still
-//!   issue IDs of the millisecond it had reached, which are above every
-//!   earlier ID and so harmless; after a step forward, IDs lag the new wall
-//!   clock by up to a millisecond. With `SystemClock` both are seen at the
-//!   next call.
+//! - every value it returns is a reading of the system clock taken at most
+//!   one millisecond *of the counter* earlier, within the millisecond the
+//!   counter is in now; while the counter and the wall clock agree, that is
+//!   the wall clock's millisecond, as with `SystemClock`;
+//! - drift between the two (NTP slewing the wall clock, a counter a few ppm
+//!   off) is corrected at every new millisecond, so it never builds up: a
+//!   counter that runs slow can return the previous millisecond for a
+//!   moment, one that runs fast only checks earlier;
+//! - a step of the wall clock, back or forward, is seen when the counter
+//!   reaches its next millisecond, so **up to a millisecond late** rather
+//!   than at the next call: after a step back the generator may go on for
+//!   up to a millisecond issuing IDs of the millisecond it had reached
+//!   (above every earlier ID, so harmless, but ahead of the new wall clock
+//!   by the size of the step); after a step forward, IDs may lag the new
+//!   wall clock by up to about two milliseconds for that moment;
+//! - if the counter stops while the system clock goes on (a suspended
+//!   machine or a paused VM, or the monotonic fallback below across a
+//!   suspend), the first call afterwards can return the millisecond from
+//!   before the pause; the next millisecond of the counter corrects it.
 //!
-//! That last point is the whole trade-off, and why this is a clock of its
-//! own rather than the default: it keeps every guarantee of the generator
-//! (unique, increasing, within a millisecond of the wall clock, a clock set
-//! back detected) but detects a step up to a millisecond later.
+//! Those delays are the whole trade-off, and why this is a clock of its own
+//! rather than the default: IDs stay unique and increasing, and a clock set
+//! back is still detected, but a step or a pause is seen up to a
+//! millisecond of the counter later than with `SystemClock`.
 //!
 //! Where the CPU has no invariant counter, `quanta` falls back to the
 //! monotonic clock, which costs about what `SystemClock` does: still
@@ -76,11 +83,24 @@ pub struct TscClock {
 impl TscClock {
     /// A clock on this CPU's counter, calibrated once for the process (the
     /// first calibration takes up to about 200 ms).
+    ///
+    /// ```
+    /// use snowflake::{Clock, SystemClock};
+    ///
+    /// let clock = snowflake_tsc::TscClock::new();
+    /// let (before, now) = (SystemClock.now_ms(), clock.now_ms());
+    /// assert!(now >= before - 1 && now <= SystemClock.now_ms());
+    /// ```
     pub fn new() -> Self {
         Self::with_parts(quanta::Clock::new(), system_wall_ns)
     }
 
     /// The process-wide clock, made on first use.
+    ///
+    /// ```
+    /// let a = snowflake_tsc::TscClock::shared();
+    /// assert!(std::ptr::eq(a, snowflake_tsc::TscClock::shared()));
+    /// ```
     pub fn shared() -> &'static TscClock {
         static SHARED: OnceLock<TscClock> = OnceLock::new();
         SHARED.get_or_init(TscClock::new)
@@ -154,8 +174,9 @@ impl Clock for TscClock {
 
 /// The system clock in Unix nanoseconds, through the core's one reader.
 fn system_wall_ns() -> i64 {
-    // i64 nanoseconds reach the year 2262.
-    i64::try_from(SystemClock.now_ns()).unwrap_or(i64::MAX)
+    // i64 nanoseconds span the years 1677 to 2262.
+    let ns = SystemClock.now_ns();
+    i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
 }
 
 #[cfg(test)]
@@ -187,7 +208,7 @@ mod tests {
             let one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
             WALL_NS.store(wall_ns, Relaxed);
             let (counter, mock) = quanta::Clock::mock();
-            // delta_as_nanos counts from a raw reading above 0.
+            // Start the mock counter away from 0, as a real counter is.
             mock.increment(1_000u64);
             let clock = TscClock::with_parts(counter, test_wall);
             Rig {

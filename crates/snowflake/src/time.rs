@@ -74,16 +74,20 @@ impl UnixMillis {
         } else {
             let width = (year.unsigned_abs().ilog10() as usize + 1).max(6);
             buf[0] = if year < 0 { b'-' } else { b'+' };
-            let mut wide = [b'0'; 20];
-            let start = digits::decimal_back(year.unsigned_abs(), &mut wide, 20);
-            let start = start.min(20 - width);
-            buf[1..=20 - start].copy_from_slice(&wide[start..]);
-            1 + 20 - start
+            // Room for any u64's digits, zero-filled for the leading zeros.
+            const DIGITS: usize = 20;
+            let mut wide = [b'0'; DIGITS];
+            let start = digits::decimal_back(year.unsigned_abs(), &mut wide, DIGITS);
+            let start = start.min(DIGITS - width);
+            buf[1..=DIGITS - start].copy_from_slice(&wide[start..]);
+            1 + DIGITS - start
         };
         let (hour, rest) = (ms_of_day / 3_600_000, ms_of_day % 3_600_000);
         let (minute, rest) = (rest / 60_000, rest % 60_000);
         let (second, milli) = (rest / 1000, rest % 1000);
-        let tail = &mut buf[at..at + 20];
+        // "-MM-DDTHH:MM:SS.mmmZ"
+        const TAIL: usize = 20;
+        let tail = &mut buf[at..at + TAIL];
         tail[0] = b'-';
         tail[1..3].copy_from_slice(&digits::two(month));
         tail[3] = b'-';
@@ -98,7 +102,7 @@ impl UnixMillis {
         tail[16] = b'0' + (milli / 100) as u8;
         tail[17..19].copy_from_slice(&digits::two(milli % 100));
         tail[19] = b'Z';
-        at + 20
+        at + TAIL
     }
 }
 

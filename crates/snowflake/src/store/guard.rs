@@ -14,6 +14,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::clock::SystemClock;
 use crate::error::Error;
 
 /// `O_NOFOLLOW | O_NONBLOCK`. std names neither and the core takes no libc,
@@ -186,9 +187,7 @@ pub(super) fn create_temp(path: &Path) -> Result<(PathBuf, File), Error> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     create_first_free(|| {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
+        let nanos = SystemClock.now_ns().rem_euclid(1_000_000_000);
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".{}.{n}.{nanos}.tmp", std::process::id()));
         PathBuf::from(name)
@@ -332,11 +331,18 @@ mod tests {
     fn a_temporary_file_that_cannot_be_made_is_an_error_at_once() {
         let dir = temp_dir("nodir");
         let missing = dir.join("no-such-directory").join("mark");
-        let for_thread = missing.clone();
-        let err = within_seconds(5, move || create_temp(&for_thread).unwrap_err());
+        // Only a taken name is worth another try; a missing directory is
+        // the same for every name.
+        let mut tries = 0;
+        let err = create_first_free(|| {
+            tries += 1;
+            missing.with_extension(format!("{tries}.tmp"))
+        })
+        .unwrap_err();
+        assert_eq!(tries, 1, "tried again after {err}");
         assert!(
             err.to_string().starts_with(&format!(
-                "high-water mark store: cannot create a temporary file {}.",
+                "high-water mark store: cannot create a temporary file {}.1.tmp:",
                 missing.display()
             )),
             "{err}"
