@@ -155,11 +155,13 @@ impl Clock for TscClock {
     #[inline]
     fn now_ms(&self) -> i64 {
         let counter_ns = self.counter_ns();
-        let estimate = counter_ns
-            .saturating_add(self.offset_ns.load(Relaxed))
-            .div_euclid(NS_PER_MS);
+        let estimate_ns = counter_ns.saturating_add(self.offset_ns.load(Relaxed));
         let confirmed = self.confirmed_ms.load(Relaxed);
-        if estimate == confirmed {
+        // Whether the estimate lies in the confirmed millisecond, by a
+        // multiplication and one comparison rather than a division (the
+        // product fits until the year 2262, as i64 nanoseconds do).
+        let into_ns = estimate_ns.wrapping_sub(confirmed.wrapping_mul(NS_PER_MS));
+        if (into_ns as u64) < NS_PER_MS as u64 {
             return confirmed;
         }
         self.confirm(counter_ns)
