@@ -176,8 +176,12 @@ impl Clock for TscClock {
 
 /// The system clock in Unix nanoseconds, through the core's one reader.
 fn system_wall_ns() -> i64 {
-    // i64 nanoseconds span the years 1677 to 2262.
-    let ns = SystemClock.now_ns();
+    saturate(SystemClock.now_ns())
+}
+
+/// Nanoseconds in an i64, which spans the years 1677 to 2262: a time
+/// outside them is held at the nearer end.
+fn saturate(ns: i128) -> i64 {
     i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
 }
 
@@ -319,6 +323,14 @@ mod tests {
         // 1 % of a millisecond late at worst, so at most one millisecond
         // behind, however long it runs (500 ms here).
         assert!(worst <= 1, "{worst} ms behind");
+    }
+
+    #[test]
+    fn wall_times_outside_i64_nanoseconds_are_held_at_the_nearer_end() {
+        assert_eq!(saturate(-5), -5);
+        assert_eq!(saturate(0), 0);
+        assert_eq!(saturate(i128::from(i64::MIN) - 1), i64::MIN);
+        assert_eq!(saturate(i128::from(i64::MAX) + 1), i64::MAX);
     }
 
     #[test]
