@@ -1,0 +1,258 @@
+//! Many IDs at once: the tokenizer and the record writers that `snowflake
+//! decode -` and `POST /api/v1/decode` share, so that a stream on the command
+//! line and a request body give the same records in the same shapes.
+//!
+//! Input is IDs separated by any ASCII whitespace (one per line, or several
+//! on a line). Each ID becomes one record: its breakdown, or, when it is not
+//! an ID, an error record naming the line, the input and what is wrong. One
+//! bad ID never stops the rest.
+//!
+//! Records are written as:
+//! - NDJSON: one breakdown (as `decode --json` prints it) per line, and
+//!   `{"line","input","error","field"}` for a bad one;
+//! - CSV: a header `line,id,timestamp_ms,time,<fields of the layout>,error`,
+//!   then one row per ID; a bad row keeps the input in `id` and the message
+//!   in `error`, the other columns empty;
+//! - JSON: the NDJSON records as one array (the API's default).
+//!
+//! Memory stays constant however long the input: the tokenizer keeps at
+//! most [`MAX_ID_LEN`] bytes of one ID, the writers one row.
+//!
+//! ```
+//! use snowflake::{Layout, TextForm};
+//! use snowflake_server::bulk::{Format, Records, decode_stream};
+//!
+//! let input = "4194439168 12ab\n0xfa021000\n";
+//! let twitter = Layout::twitter();
+//! let mut records = Records::new(Vec::new(), &twitter, Format::Csv, TextForm::Decimal)?;
+//! let counts = decode_stream(input.as_bytes(), None, None, &mut records, |_, _, _| Ok(()))?;
+//! assert_eq!((counts.ok, counts.bad), (2, 1));
+//! let csv = String::from_utf8(records.finish()?).unwrap();
+//! let mut lines = csv.lines();
+//! assert_eq!(lines.next(), Some("line,id,timestamp_ms,time,datacenter,machine,sequence,error"));
+//! assert_eq!(lines.next(), Some("1,4194439168,1288834975657,2010-11-04T01:42:55.657Z,1,1,0,"));
+//! assert!(lines.next().unwrap().starts_with("1,12ab,,,,,,\"id \"\"12ab\"\" is not decimal"));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+mod records;
+mod tokens;
+
+use std::io::{self, BufRead, Write};
+
+use snowflake::{Error, TextForm};
+
+pub use records::{BadRecord, Format, Records};
+pub use tokens::{MAX_ID_LEN, Token, Tokens};
+
+/// How many IDs a stream held, decoded and not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Records with a breakdown.
+    pub ok: u64,
+    /// Error records.
+    pub bad: u64,
+}
+
+/// Why a stream stopped early.
+#[derive(Debug)]
+pub enum StreamError {
+    /// Reading the input or writing the records failed.
+    Io(io::Error),
+    /// The input holds more IDs than `limit`.
+    TooMany {
+        /// The limit that was passed.
+        limit: u64,
+    },
+}
+
+impl From<io::Error> for StreamError {
+    fn from(err: io::Error) -> Self {
+        StreamError::Io(err)
+    }
+}
+
+impl std::fmt::Display for StreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamError::Io(err) => err.fmt(f),
+            StreamError::TooMany { limit } => {
+                write!(
+                    f,
+                    "the input holds more than {limit} IDs; give at most {limit}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+impl From<StreamError> for io::Error {
+    fn from(err: StreamError) -> Self {
+        match err {
+            StreamError::Io(err) => err,
+            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+        }
+    }
+}
+
+/// Decodes every ID of `input` into `records`, up to `limit` IDs. IDs are
+/// read in `form`, or as [`Id::parse`] reads them (decimal, `0x` hex). `on_bad`
+/// hears of each bad one as well (the CLI's text output reports them on
+/// stderr); it may fail the stream by returning an error.
+pub fn decode_stream<R: BufRead, W: Write>(
+    input: R,
+    form: Option<TextForm>,
+    limit: Option<u64>,
+    records: &mut Records<'_, W>,
+    mut on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
+) -> Result<Counts, StreamError> {
+    let mut tokens = Tokens::new(input);
+    let mut counts = Counts::default();
+    while let Some(token) = tokens.next_token()? {
+        if limit.is_some_and(|limit| counts.ok + counts.bad >= limit) {
+            return Err(StreamError::TooMany {
+                limit: limit.unwrap_or(0),
+            });
+        }
+        let line = token.line;
+        match token.id(form).and_then(|id| records.layout().decode(id)) {
+            Ok(decoded) => {
+                counts.ok += 1;
+                records.ok(line, &decoded)?;
+            }
+            Err(err) => {
+                counts.bad += 1;
+                let input = token.input();
+                records.bad(line, &input, &err)?;
+                on_bad(line, &input, &err)?;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use snowflake::{Id, Layout};
+
+    #[test]
+    fn every_format_gives_one_record_per_id_in_order() {
+        let twitter = Layout::twitter();
+        let input = "1541815603606036480\nnope 9223372036854775808\n0x0";
+        for format in [Format::Json, Format::Ndjson, Format::Csv] {
+            let mut records =
+                Records::new(Vec::new(), &twitter, format, TextForm::Decimal).unwrap();
+            let counts =
+                decode_stream(input.as_bytes(), None, None, &mut records, |_, _, _| Ok(()))
+                    .unwrap();
+            assert_eq!(counts, Counts { ok: 2, bad: 2 });
+            let out = String::from_utf8(records.finish().unwrap()).unwrap();
+            let rows: Vec<serde_json::Value> = match format {
+                Format::Json => serde_json::from_str(&out).unwrap(),
+                Format::Ndjson => out
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect(),
+                Format::Csv => {
+                    let lines: Vec<&str> = out.lines().collect();
+                    assert_eq!(lines.len(), 5, "{out}");
+                    assert_eq!(
+                        lines[1],
+                        "1,1541815603606036480,1656432460105,2022-06-28T16:07:40.105Z,11,26,0,"
+                    );
+                    assert!(
+                        lines[2].starts_with("2,nope,,,,,,\"id \"\"nope\"\" is not decimal"),
+                        "{}",
+                        lines[2]
+                    );
+                    assert!(
+                        lines[3].starts_with(
+                            "2,9223372036854775808,,,,,,\"id 9223372036854775808 has the sign bit set"
+                        ),
+                        "{}",
+                        lines[3]
+                    );
+                    assert_eq!(
+                        lines[4],
+                        "3,0,1288834974657,2010-11-04T01:42:54.657Z,0,0,0,"
+                    );
+                    continue;
+                }
+            };
+            assert_eq!(rows.len(), 4);
+            assert_eq!(rows[0]["time"], "2022-06-28T16:07:40.105Z");
+            assert_eq!(
+                rows[0]["text"]["base62"],
+                Id::new(1541815603606036480).to_text(TextForm::Base62)
+            );
+            assert_eq!(
+                rows[1],
+                serde_json::json!({
+                    "line": 2, "input": "nope", "field": "id",
+                    "error": Id::parse("nope").unwrap_err().to_string(),
+                })
+            );
+            assert_eq!(rows[2]["line"], 2);
+            assert_eq!(rows[2]["field"], "id");
+            assert_eq!(rows[3]["id"], "0");
+        }
+    }
+
+    #[test]
+    fn the_limit_stops_the_stream_with_a_clear_error() {
+        let twitter = Layout::twitter();
+        let mut records =
+            Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
+        let err = decode_stream(
+            "1 2 3 4".as_bytes(),
+            None,
+            Some(3),
+            &mut records,
+            |_, _, _| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the input holds more than 3 IDs; give at most 3"
+        );
+        let mut records =
+            Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
+        let counts = decode_stream(
+            "1 2 3".as_bytes(),
+            None,
+            Some(3),
+            &mut records,
+            |_, _, _| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(counts.ok, 3);
+    }
+
+    #[test]
+    fn a_named_form_reads_and_writes_ids_in_it() {
+        let twitter = Layout::twitter();
+        let id = Id::new(1541815603606036480);
+        let input = format!("{}\n", id.to_text(TextForm::Base62));
+        let mut records =
+            Records::new(Vec::new(), &twitter, Format::Csv, TextForm::Base62).unwrap();
+        decode_stream(
+            input.as_bytes(),
+            Some(TextForm::Base62),
+            None,
+            &mut records,
+            |_, _, _| Ok(()),
+        )
+        .unwrap();
+        let out = String::from_utf8(records.finish().unwrap()).unwrap();
+        assert!(
+            out.lines().nth(1).unwrap().starts_with(&format!(
+                "1,{},1656432460105,",
+                id.to_text(TextForm::Base62)
+            )),
+            "{out}"
+        );
+    }
+}
