@@ -27,10 +27,10 @@ use std::time::{Duration, Instant, SystemTime};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use snowflake::{CachedClock, Clock, Generator, Layout, SystemClock};
-use snowflake_tsc::TscClock;
 use snowflake_bench::{
     BATCH, Ferroid, IdGenerator, OursCached, OursTsc, RsSnowflake, Snowflaked, Sonyflake, wall_ns,
 };
+use snowflake_tsc::TscClock;
 
 const CHUNK: u64 = 1000;
 const GAP: Duration = Duration::from_micros(500);
@@ -100,9 +100,15 @@ fn baselines(c: &mut Criterion) {
         },
     );
     let tsc = TscClock::shared();
-    per_call(&mut group, "TscClock::now_ms", CHUNK, Duration::ZERO, || {
-        black_box(tsc.now_ms());
-    });
+    per_call(
+        &mut group,
+        "TscClock::now_ms",
+        CHUNK,
+        Duration::ZERO,
+        || {
+            black_box(tsc.now_ms());
+        },
+    );
     let cached = CachedClock::shared();
     per_call(
         &mut group,

@@ -119,78 +119,64 @@ impl Subject for OursSystem {
     }
 }
 
-/// Ours, reading the process-wide cached clock.
-#[derive(Debug)]
-pub struct OursCached(pub Generator<&'static CachedClock>);
+/// Ours on a process-wide clock other than the system's: the same subject
+/// whatever the clock, named and described by its arguments.
+macro_rules! ours_on_shared_clock {
+    ($(#[$doc:meta])* $subject:ident, $clock:ty, $name:literal, $setup:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $subject(pub Generator<&'static $clock>);
 
-impl OursCached {
-    /// The generator, on `CachedClock::shared()`.
-    pub fn generator() -> Generator<&'static CachedClock> {
-        Generator::builder(Layout::twitter())
-            .clock(CachedClock::shared())
-            .build()
-            .expect("twitter layout builds")
-    }
-}
+        impl $subject {
+            /// The generator, on the clock's `shared()` instance.
+            pub fn generator() -> Generator<&'static $clock> {
+                Generator::builder(Layout::twitter())
+                    .clock(<$clock>::shared())
+                    .build()
+                    .expect("twitter layout builds")
+            }
+        }
 
-impl Subject for OursCached {
-    const SPEC: Spec = Spec {
-        name: "ours-cached",
-        setup: "`Generator::builder(Layout::twitter()).clock(CachedClock::shared())`",
-        ..OursSystem::SPEC
+        impl Subject for $subject {
+            const SPEC: Spec = Spec {
+                name: $name,
+                setup: $setup,
+                ..OursSystem::SPEC
+            };
+
+            fn build() -> Self {
+                $subject(Self::generator())
+            }
+
+            #[inline]
+            fn issue(&self, out: &mut Vec<u64>) -> Result<(), String> {
+                out.push(self.0.next_id().map_err(|e| e.to_string())?.get());
+                Ok(())
+            }
+
+            fn report(&self) -> String {
+                ours_report(&self.0)
+            }
+        }
     };
-
-    fn build() -> Self {
-        OursCached(Self::generator())
-    }
-
-    #[inline]
-    fn issue(&self, out: &mut Vec<u64>) -> Result<(), String> {
-        out.push(self.0.next_id().map_err(|e| e.to_string())?.get());
-        Ok(())
-    }
-
-    fn report(&self) -> String {
-        ours_report(&self.0)
-    }
 }
 
-/// Ours on the time-stamp counter clock (`snowflake-tsc`), checked against
-/// the system clock once a millisecond.
-#[derive(Debug)]
-pub struct OursTsc(pub Generator<&'static TscClock>);
+ours_on_shared_clock!(
+    /// Ours, reading the process-wide cached clock.
+    OursCached,
+    CachedClock,
+    "ours-cached",
+    "`Generator::builder(Layout::twitter()).clock(CachedClock::shared())`"
+);
 
-impl OursTsc {
-    /// The generator, on `TscClock::shared()`.
-    pub fn generator() -> Generator<&'static TscClock> {
-        Generator::builder(Layout::twitter())
-            .clock(TscClock::shared())
-            .build()
-            .expect("twitter layout builds")
-    }
-}
-
-impl Subject for OursTsc {
-    const SPEC: Spec = Spec {
-        name: "ours-tsc",
-        setup: "`Generator::builder(Layout::twitter()).clock(snowflake_tsc::TscClock::shared())`",
-        ..OursSystem::SPEC
-    };
-
-    fn build() -> Self {
-        OursTsc(Self::generator())
-    }
-
-    #[inline]
-    fn issue(&self, out: &mut Vec<u64>) -> Result<(), String> {
-        out.push(self.0.next_id().map_err(|e| e.to_string())?.get());
-        Ok(())
-    }
-
-    fn report(&self) -> String {
-        ours_report(&self.0)
-    }
-}
+ours_on_shared_clock!(
+    /// Ours on the time-stamp counter clock (`snowflake-tsc`), checked
+    /// against the system clock once a millisecond.
+    OursTsc,
+    TscClock,
+    "ours-tsc",
+    "`Generator::builder(Layout::twitter()).clock(snowflake_tsc::TscClock::shared())`"
+);
 
 /// Ours on the system clock, asking for a whole millisecond per call.
 #[derive(Debug)]

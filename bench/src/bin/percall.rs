@@ -68,7 +68,9 @@ fn run_rs_snowflake(n: u64) {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(which), Some(n)) = (args.first(), args.get(1).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: percall ours-cached|ours-system|ours-tsc|ferroid|snowflaked|rs-snowflake COUNT");
+        eprintln!(
+            "usage: percall ours-cached|ours-system|ours-tsc|ferroid|snowflaked|rs-snowflake COUNT"
+        );
         return ExitCode::from(2);
     };
     match which.as_str() {

@@ -43,8 +43,8 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use snowflake_bench::{
-    Ferroid, IdGenerator, OursBatch, OursCached, OursSystem, OursTsc, RsSnowflake, SPECS, Snowflaked,
-    Sonyflake, Spec, Subject, wall_ns,
+    Ferroid, IdGenerator, OursBatch, OursCached, OursSystem, OursTsc, RsSnowflake, SPECS,
+    Snowflaked, Sonyflake, Spec, Subject, wall_ns,
 };
 
 const WINDOW: Duration = Duration::from_secs(2);
