@@ -47,7 +47,8 @@ pub struct Records<'l, W: Write> {
     form: TextForm,
     written: u64,
     row: Vec<u8>,
-    /// Where [`Records::csv_row`] builds one row, with room for the longest.
+    /// Where [`Records::csv_row`] builds one row; it grows to the longest
+    /// row of the widest layout seen, once.
     scratch: Vec<u8>,
 }
 
@@ -63,7 +64,7 @@ impl<'l, W: Write> Records<'l, W> {
             form,
             written: 0,
             row: Vec::with_capacity(FLUSH_AT + 4096),
-            scratch: vec![0; ROW_FIXED + layout.fields().len() * (TextForm::MAX_LEN + 1)],
+            scratch: Vec::new(),
         };
         match format {
             Format::Csv => {
@@ -150,8 +151,8 @@ impl<'l, W: Write> Records<'l, W> {
     /// number's length has to be known first and no `format!` runs.
     /// Returns where the row starts.
     fn csv_row(&mut self, line: u64, decoded: &Decoded<'_>) -> usize {
-        // Sized for the layout given to `new`; a breakdown in a layout of
-        // more fields (a library caller may pass one) gets room too.
+        // Room for the longest row of this breakdown's layout, which need
+        // not be the one given to `new` (a library caller may pass another).
         let room = ROW_FIXED + decoded.layout().fields().len() * (TextForm::MAX_LEN + 1);
         if self.scratch.len() < room {
             self.scratch.resize(room, 0);
