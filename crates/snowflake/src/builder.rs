@@ -161,9 +161,10 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
             tick_ms: tick,
             max_units: layout.max_time_units(),
             time_shift: layout.time_shift(),
-            seq_bits: seq.bits(),
             seq_shift: seq.shift(),
             seq_max: seq.max(),
+            seq_one: 1 << seq.shift(),
+            seq_mask: seq.max() << seq.shift(),
             node_bits,
             tolerance_ms: self.tolerance_ms,
             lead_ms: self.lead_ms,
@@ -198,7 +199,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
                 }
                 // Everything up to and including the mark's unit may have been
                 // issued before the restart: start as if it was all used.
-                initial = (mark_unit << plan.seq_bits) | plan.seq_max;
+                initial = plan.state(mark_unit, plan.seq_max);
                 Some(Reserve::new(store, &layout, mark_unit, window_units))
             }
         };

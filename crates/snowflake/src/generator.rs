@@ -1,12 +1,15 @@
 //! The lock-free generator.
 //!
 //! All of its state that decides which ID comes next is one `AtomicU64`
-//! holding the last issued (time unit, sequence) pair, packed as
-//! `unit << sequence_bits | sequence`. Every caller reads the clock, computes
-//! the successor of that pair and publishes it with one compare-and-swap; a
-//! caller that loses the race starts over. Because the packed pair only ever
-//! grows, and the node fields are constant, every ID is strictly greater than
-//! every ID issued before it, from any thread.
+//! holding the last issued ID without its node fields: the time unit and
+//! the sequence number in their own places, `unit << time_shift | sequence
+//! << sequence_shift`. Every caller reads the clock, computes the successor
+//! and publishes it with one compare-and-swap; a caller that loses the race
+//! starts over. The time field lies above every other, so the state orders
+//! as the (unit, sequence) pair does; because it only ever grows, and the
+//! node fields are constant, every ID is strictly greater than every ID
+//! issued before it, from any thread. An ID is the state with the node bits
+//! set: nothing is unpacked or shifted on the way out.
 
 use alloc::sync::Arc;
 
@@ -37,7 +40,7 @@ use crate::sync::{AtomicU64, Ordering};
 /// # Ok::<(), snowflake::Error>(())
 /// ```
 pub struct Generator<C: Clock = SystemClock> {
-    /// The last issued (unit, sequence), packed. The only state IDs depend on.
+    /// The last issued ID without its node bits. The only state IDs depend on.
     state: AtomicU64,
     clock: C,
     plan: Plan,
@@ -60,15 +63,31 @@ pub(crate) struct Plan {
     pub(crate) tick_ms: u64,
     pub(crate) max_units: u64,
     pub(crate) time_shift: u8,
-    pub(crate) seq_bits: u8,
     pub(crate) seq_shift: u8,
     pub(crate) seq_max: u64,
+    /// One sequence number in its place: `1 << seq_shift`.
+    pub(crate) seq_one: u64,
+    /// The sequence field, all ones in its place: `seq_max << seq_shift`.
+    pub(crate) seq_mask: u64,
     pub(crate) node_bits: u64,
     /// How far, in ms, the clock may be behind the last issued ID's time
     /// (beyond the lead) before calls fail.
     pub(crate) tolerance_ms: u64,
     /// How far, in ms, an ID's time may run ahead of the clock.
     pub(crate) lead_ms: u64,
+}
+
+impl Plan {
+    /// The state of the ID with this time unit and sequence number: the ID
+    /// without its node bits.
+    pub(crate) fn state(&self, unit: u64, seq: u64) -> u64 {
+        (unit << self.time_shift) | (seq << self.seq_shift)
+    }
+
+    /// The sequence number of a state.
+    fn seq_of(&self, state: u64) -> u64 {
+        (state >> self.seq_shift) & self.seq_max
+    }
 }
 
 #[derive(Default)]
@@ -183,7 +202,7 @@ impl Generator {
 
 impl<C: Clock> Generator<C> {
     /// Puts together a generator whose settings the builder has checked;
-    /// `initial` is the packed (unit, sequence) pair counted as already issued.
+    /// `initial` is the state (see [`Plan::state`]) counted as already issued.
     pub(crate) fn from_parts(
         layout: Layout,
         clock: C,
@@ -192,10 +211,9 @@ impl<C: Clock> Generator<C> {
         initial: u64,
     ) -> Self {
         let counters = Counters::default();
-        counters.retired.store(
-            ((initial & plan.seq_max) + 1).wrapping_neg(),
-            Ordering::Relaxed,
-        );
+        counters
+            .retired
+            .store((plan.seq_of(initial) + 1).wrapping_neg(), Ordering::Relaxed);
         Generator {
             state: AtomicU64::new(initial),
             clock,
@@ -232,21 +250,26 @@ impl<C: Clock> Generator<C> {
         // `advance`. As there, the state is read before the clock.
         let current = self.state.load(Ordering::Acquire);
         let now_ms = self.clock.now_ms();
-        let unit_start_ms = (self.start_ms(current >> p.seq_bits) as i64).wrapping_add(p.epoch_ms);
+        let unit_start_ms =
+            (self.start_ms(current >> p.time_shift) as i64).wrapping_add(p.epoch_ms);
         let in_unit = now_ms
             .checked_sub(unit_start_ms)
             .is_some_and(|into| (into as u64) < p.tick_ms);
+        // The sequence had a number left unless adding one carried out of
+        // its field and left it all zeros. Wrapping: on a layout whose time
+        // field is full that carry would overflow, and the sum is not used.
+        let next = current.wrapping_add(p.seq_one);
         if in_unit
-            && current & p.seq_max != p.seq_max
+            && next & p.seq_mask != 0
             && self
                 .state
-                .compare_exchange_weak(current, current + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
         {
-            return Ok(Id::new(self.raw_id(current + 1)));
+            return Ok(Id::new(next | p.node_bits));
         }
         let (first, _) = self.advance(1)?;
-        Ok(Id::new(self.raw_id(first)))
+        Ok(Id::new(first | p.node_bits))
     }
 
     /// Reserves up to `n` consecutive sequence numbers of one time unit with
@@ -272,9 +295,9 @@ impl<C: Clock> Generator<C> {
         }
         let (first, count) = self.advance(n)?;
         Ok(IdBatch::new(
-            self.raw_id(first),
+            first | self.plan.node_bits,
             count,
-            1 << self.plan.seq_shift,
+            self.plan.seq_one,
         ))
     }
 
@@ -298,7 +321,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     pub fn close(self) -> Result<(), Error> {
         if let Some(reserve) = &self.reserve {
-            let last = self.state.load(Ordering::Acquire) >> self.plan.seq_bits;
+            let last = self.state.load(Ordering::Acquire) >> self.plan.time_shift;
             reserve.release(last)?;
         }
         Ok(())
@@ -318,7 +341,7 @@ impl<C: Clock> Generator<C> {
     /// behind the last issued time beyond the tolerance, and the time field
     /// has not run out.
     pub fn ready(&self) -> Result<(), Error> {
-        let last = self.state.load(Ordering::Acquire) >> self.plan.seq_bits;
+        let last = self.state.load(Ordering::Acquire) >> self.plan.time_shift;
         let now = self.read(self.clock.now_ms())?;
         match self.behind(now, last) {
             Some((_, Some(err))) => Err(err),
@@ -330,14 +353,14 @@ impl<C: Clock> Generator<C> {
     pub fn stats(&self) -> GeneratorStats {
         let c = &self.counters;
         let state = self.state.load(Ordering::Relaxed);
-        let last = state >> self.plan.seq_bits;
+        let last = state >> self.plan.time_shift;
         let last_ms = self.start_ms(last);
         let now_ms = self.read(self.clock.now_ms()).map_or(last_ms, |now| now.ms);
         GeneratorStats {
             issued: c
                 .retired
                 .load(Ordering::Relaxed)
-                .wrapping_add((state & self.plan.seq_max) + 1),
+                .wrapping_add(self.plan.seq_of(state) + 1),
             exhaustion_waits: c.exhaustion_waits.load(Ordering::Relaxed),
             clock_backwards: c.clock_backwards.load(Ordering::Relaxed),
             clock_backwards_max_ms: c.clock_backwards_max_ms.load(Ordering::Relaxed),
@@ -348,14 +371,6 @@ impl<C: Clock> Generator<C> {
             mark_writes: self.reserve.as_ref().map_or(0, Reserve::writes),
             mark_ms: self.reserve.as_ref().map(Reserve::mark_ms),
         }
-    }
-
-    #[inline]
-    fn raw_id(&self, packed: u64) -> u64 {
-        let p = &self.plan;
-        let unit = packed >> p.seq_bits;
-        let seq = packed & p.seq_max;
-        (unit << p.time_shift) | (seq << p.seq_shift) | p.node_bits
     }
 
     /// Milliseconds since the epoch at which a time unit begins: the time
@@ -430,8 +445,9 @@ impl<C: Clock> Generator<C> {
         err.map_or(Ok(()), Err)
     }
 
-    /// Claims up to `want` sequence numbers; returns the first packed pair and
-    /// how many were claimed. All waiting happens outside the CAS.
+    /// Claims up to `want` sequence numbers; returns the first one's state
+    /// (an ID without its node bits) and how many were claimed. All waiting
+    /// happens outside the CAS.
     #[inline]
     fn advance(&self, want: u64) -> Result<(u64, u64), Error> {
         let p = &self.plan;
@@ -444,23 +460,23 @@ impl<C: Clock> Generator<C> {
             // backwards past the tolerance.
             let current = self.state.load(Ordering::Acquire);
             let now = self.read(self.clock.now_ms())?;
-            let last = current >> p.seq_bits;
-            let seq = current & p.seq_max;
+            let last = current >> p.time_shift;
+            let seq = p.seq_of(current);
             // `new_unit`: whether the claim opens a time unit, known from the
             // branch taken rather than recomputed from `first` on every call.
             let (first, count, new_unit) = if now.unit > last {
-                (now.unit << p.seq_bits, want.min(p.seq_max + 1), true)
+                (p.state(now.unit, 0), want.min(p.seq_max + 1), true)
             } else {
                 if last > now.unit {
                     self.check_behind(now, last, &mut counted)?;
                 }
                 if seq < p.seq_max {
-                    (current + 1, want.min(p.seq_max - seq), false)
+                    (current + p.seq_one, want.min(p.seq_max - seq), false)
                 } else if last < p.max_units && self.start_ms(last + 1) <= now.ms + p.lead_ms {
                     // The next unit's IDs carry its start time: borrow it
                     // only if that is within the lead of the clock.
                     self.counters.lead_issues.fetch_add(1, Ordering::Relaxed);
-                    ((last + 1) << p.seq_bits, want.min(p.seq_max + 1), true)
+                    (p.state(last + 1, 0), want.min(p.seq_max + 1), true)
                 } else {
                     if last >= p.max_units {
                         return Err(Error::new(Repr::TimeExhausted {
@@ -482,9 +498,11 @@ impl<C: Clock> Generator<C> {
             // sequence used up, so it is never issued in again): only a new
             // unit needs the store.
             if new_unit && let Some(reserve) = &self.reserve {
-                reserve.ensure(first >> p.seq_bits)?;
+                reserve.ensure(first >> p.time_shift)?;
             }
-            let claimed = first + count - 1;
+            // The claim stays inside the sequence field: `count` is at most
+            // what is left of it.
+            let claimed = first + ((count - 1) << p.seq_shift);
             if self
                 .state
                 .compare_exchange_weak(current, claimed, Ordering::AcqRel, Ordering::Relaxed)

@@ -584,6 +584,29 @@ fn time_field_running_out_is_an_error() {
     );
 }
 
+/// With the sequence right below a time field that reaches the 64th bit,
+/// the next sequence number of a used-up last unit would carry out of the
+/// ID: the answer is still "time ran out", never a panic or a wrapped ID.
+#[test]
+fn a_full_sequence_in_the_last_unit_of_a_64_bit_time_field() {
+    let layout = Layout::parse("time:52,sequence:12").unwrap();
+    let last_ms = layout.last_timestamp_ms();
+    let clock = Arc::new(ManualClock::new(last_ms));
+    let generator = Generator::builder(layout)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let batch = generator.next_ids(5000).unwrap();
+    assert_eq!(batch.len(), 4096);
+    assert_eq!(batch.last_id().unwrap().get(), u64::MAX);
+    for _ in 0..2 {
+        assert_eq!(
+            generator.next_id().unwrap_err().kind(),
+            ErrorKind::TimeExhausted
+        );
+    }
+}
+
 #[test]
 fn generator_checks_its_node_and_layout() {
     assert!(Generator::new(Layout::parse("time:41,node:22").unwrap(), &[]).is_err());
