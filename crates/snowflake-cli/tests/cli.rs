@@ -595,6 +595,43 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Requests are traced when the log level asks for tower-http's lines, and
+/// the trace layer is left out (it costs throughput) when it does not.
+#[test]
+fn serve_traces_requests_only_when_the_log_level_asks() {
+    for (filter, traced) in [("info", false), ("info,tower_http=debug", true)] {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("snowflake"))
+            .args(["serve", "--listen", &addr])
+            .env("RUST_LOG", filter)
+            .env("NO_COLOR", "1")
+            .env_remove("SNOWFLAKE_STATE_FILE")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(&addr).is_err() {
+            assert!(std::time::Instant::now() < deadline, "server did not start");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let (status, body) = http(&addr, "GET", "/api/v1/ids", "").unwrap();
+        assert_eq!(status, 200, "{body}");
+        let kill = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = child.wait_with_output().unwrap();
+        let logs = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{:?}\n{logs}", out.status);
+        assert_eq!(
+            logs.contains("finished processing request"),
+            traced,
+            "RUST_LOG={filter}:\n{logs}"
+        );
+    }
+}
+
 #[test]
 fn serve_rejects_bad_settings_with_status_2() {
     for (args, message) in [

@@ -3,9 +3,12 @@
 
 use std::sync::Arc;
 
+use std::convert::Infallible;
+
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -28,10 +31,10 @@ pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
     // The limits ride in the handler, not in request extensions: no
     // allocation per request on the one-ID path.
     let issue = move |State(state): State<Arc<AppState>>,
-                      headers: HeaderMap,
+                      plain: WantsPlain,
                       query: Result<Query<Vec<(String, String)>>, QueryRejection>| {
         let limits = Arc::clone(&limits);
-        async move { ids(State(state), &limits, headers, query).await }
+        async move { ids(State(state), &limits, plain, query).await }
     };
     Router::new()
         .route("/api/v1/compose", get(compose))
@@ -40,6 +43,24 @@ pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
         .route("/api/v1/layouts", get(layouts))
         .route("/api/v1/ids", get(issue.clone()).post(issue).head(no_head))
         .merge(crate::bulk_api::routes())
+}
+
+/// Whether a request for IDs asks for one per line (`Accept: text/plain`
+/// without JSON). Read where the header lies: the `HeaderMap` extractor
+/// would copy every header of every request to look at one.
+pub struct WantsPlain(bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for WantsPlain {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
+        let accept = parts.headers.get(header::ACCEPT);
+        Ok(WantsPlain(
+            accept
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json")),
+        ))
+    }
 }
 
 /// `HEAD` would run `GET` and drop the body: IDs issued and thrown away. It
@@ -182,7 +203,7 @@ pub async fn layouts() -> Response {
 pub async fn ids(
     State(state): State<Arc<AppState>>,
     limits: &Limits,
-    headers: HeaderMap,
+    WantsPlain(plain): WantsPlain,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let params = params(query)?;
@@ -202,10 +223,6 @@ pub async fn ids(
                 )
             })?,
     };
-    let plain = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("text/plain") && !v.contains("application/json"));
     let body = state.issue(count, plain, form, limits).await?;
     let content_type = if plain {
         "text/plain; charset=utf-8"

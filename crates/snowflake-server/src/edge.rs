@@ -1,8 +1,12 @@
 //! The outermost layer of every route: who may ask, the headers every answer
 //! carries, and the request metrics.
 
+use std::future::{Future, poll_fn};
 use std::net::{IpAddr, Ipv6Addr};
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -10,7 +14,10 @@ use axum::extract::{MatchedPath, State};
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body::Body as _;
+use http_body_util::Limited;
 use tokio::sync::Semaphore;
+use tokio::time::Sleep;
 
 use crate::config::Config;
 use crate::problem::{self, Problem};
@@ -20,6 +27,11 @@ use crate::telemetry::UNMATCHED;
 /// The longest request target served: no route needs more, and hyper's
 /// own limit (its 64 KiB buffer) would answer with an empty 431 instead.
 const MAX_URI: usize = 8 * 1024;
+
+/// Request bodies are small or absent, but for `POST /api/v1/decode`'s
+/// 10,000 IDs (about 230 KB as a JSON array); anything larger is refused
+/// with 413.
+pub(crate) const BODY_LIMIT: usize = 512 * 1024;
 
 /// The routes that use up IDs, which a foreign page must not call.
 const ISSUING: [&str; 1] = ["/api/v1/ids"];
@@ -102,22 +114,44 @@ impl Edge {
 }
 
 impl Edge {
-    /// Runs the route once it has a turn, all within the request timeout.
-    async fn run(&self, request: Request<Body>, next: Next) -> Response {
-        let served = tokio::time::timeout(self.request_timeout, async {
+    /// Runs the route once it has a turn, all within the request timeout
+    /// counted from `start`, when the request reached the edge; a panic in
+    /// the route becomes a 500.
+    ///
+    /// The timer is set only if the route does not answer at once: most
+    /// requests (one ID, a decode, a health check) are done on their first
+    /// poll, and a timer made and dropped for each of them cost a share of
+    /// the throughput of the one-ID route. The panic is caught here, around
+    /// each poll, rather than by tower-http's `CatchPanicLayer`, whose own
+    /// boxed future and body cost two more allocations a request.
+    async fn run(&self, request: Request<Body>, next: Next, start: Instant) -> Response {
+        let served = async {
             // The semaphore is never closed, so a turn always comes.
             let _turn = self.turns.acquire().await;
             next.run(request).await
-        });
-        match served.await {
-            Ok(response) => response,
-            Err(_) => Problem::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "timeout",
-                "the request took too long",
-            )
-            .into_response(),
-        }
+        };
+        let mut served = pin!(served);
+        let mut timer: Option<Pin<Box<Sleep>>> = None;
+        let deadline = tokio::time::Instant::from_std(start) + self.request_timeout;
+        poll_fn(|cx| {
+            match panic::catch_unwind(AssertUnwindSafe(|| served.as_mut().poll(cx))) {
+                Ok(Poll::Ready(response)) => return Poll::Ready(response),
+                Ok(Poll::Pending) => {}
+                // The route's future is not polled again: it is dropped with
+                // this one. `as_problem` words the 500 without detail.
+                Err(_) => return Poll::Ready(StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+            }
+            let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+            timer.as_mut().poll(cx).map(|()| {
+                Problem::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "timeout",
+                    "the request took too long",
+                )
+                .into_response()
+            })
+        })
+        .await
     }
 }
 
@@ -180,6 +214,29 @@ fn is_loopback_name(name: &str) -> bool {
     name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether the request says its body is longer than [`BODY_LIMIT`]: refused
+/// before a byte of it is read, on every route.
+fn declared_too_large(request: &Request<Body>) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|len| len > BODY_LIMIT as u64)
+}
+
+/// Caps the body at [`BODY_LIMIT`] while it is read, for a body whose
+/// length was not declared (chunked) or not truthfully: a route reading
+/// more gets a length-limit error, which axum answers with 413. A request
+/// without a body, as most are, is passed on as it is, without the boxed
+/// wrapper (tower-http's `RequestBodyLimitLayer` wraps every body).
+fn limit_body(request: Request<Body>) -> Request<Body> {
+    if request.body().is_end_stream() {
+        return request;
+    }
+    request.map(|body| Body::new(Limited::new(body, BODY_LIMIT)))
+}
+
 /// `nosniff` on every answer: a JSON body or a problem must never be
 /// sniffed into a script or a page.
 fn harden(headers: &mut HeaderMap) {
@@ -227,6 +284,7 @@ pub(crate) async fn edge(
     let route = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
     let method = request.method().clone();
     let start = Instant::now();
+    let request = limit_body(request);
     let too_long = request
         .uri()
         .path_and_query()
@@ -234,6 +292,8 @@ pub(crate) async fn edge(
     let mut response = if too_long {
         let detail = format!("the request target is longer than {MAX_URI} bytes");
         Problem::new(StatusCode::URI_TOO_LONG, "uri-too-long", detail).into_response()
+    } else if declared_too_large(&request) {
+        problem::as_problem(StatusCode::PAYLOAD_TOO_LARGE.into_response())
     } else if let Some(refused) = edge.wrong_host(&request) {
         refused
     } else if ISSUING.contains(&route) {
@@ -241,7 +301,7 @@ pub(crate) async fn edge(
             Origin::Foreign => foreign(&request),
             Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
             allowed => {
-                let mut response = problem::as_problem(edge.run(request, next).await);
+                let mut response = problem::as_problem(edge.run(request, next, start).await);
                 if let Origin::Allowed(origin) = allowed {
                     allow_origin(response.headers_mut(), origin);
                 }
@@ -249,13 +309,16 @@ pub(crate) async fn edge(
             }
         }
     } else {
-        problem::as_problem(edge.run(request, next).await)
+        problem::as_problem(edge.run(request, next, start).await)
     };
     harden(response.headers_mut());
-    let m = edge
-        .state
-        .telemetry
-        .route(route, &method, response.status());
+    let status = response.status();
+    if status.is_server_error() {
+        // Without the trace layer (see `app`), the one record of a failure
+        // besides the metrics.
+        tracing::warn!(route, method = %method, status = status.as_u16(), "answered with a server error");
+    }
+    let m = edge.state.telemetry.route(route, &method, status);
     m.requests.increment(1);
     m.latency.record(start.elapsed().as_secs_f64());
     response

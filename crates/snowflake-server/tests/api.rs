@@ -571,6 +571,8 @@ struct FakeSource {
     layout: Layout,
     refuse: std::sync::atomic::AtomicBool,
     revoke_after_issue: std::sync::atomic::AtomicBool,
+    /// `current` panics, as a bug in a source would.
+    panic: std::sync::atomic::AtomicBool,
 }
 
 impl FakeSource {
@@ -581,6 +583,7 @@ impl FakeSource {
             generator,
             refuse: false.into(),
             revoke_after_issue: false.into(),
+            panic: false.into(),
         })
     }
 }
@@ -595,6 +598,10 @@ impl IdSource for FakeSource {
     }
 
     fn current(&self) -> Result<Arc<SharedGenerator>, snowflake_server::Unavailable> {
+        assert!(
+            !self.panic.load(std::sync::atomic::Ordering::SeqCst),
+            "a bug in the source"
+        );
         if self.refuse.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(snowflake_server::Unavailable::new(
                 "cannot reach etcd at http://10.9.8.7:2379: secret detail",
@@ -618,6 +625,107 @@ impl IdSource for FakeSource {
     fn shutdown(self: Arc<Self>) -> snowflake_server::Shutdown {
         Box::pin(std::future::ready(Ok(())))
     }
+}
+
+/// Log lines written to memory, for a test to read.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// An answer of 500 or above is logged with its route and status at the
+/// default level, where the request trace is off; other answers are not.
+#[tokio::test]
+async fn server_errors_are_logged_at_the_default_level() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let source = FakeSource::new();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let call = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::get(uri).body(Body::empty()).unwrap();
+            router.oneshot(request).await.unwrap().status()
+        }
+    };
+    assert_eq!(call("/api/v1/ids").await, StatusCode::OK);
+    assert_eq!(call("/api/v1/nothing-here").await, StatusCode::NOT_FOUND);
+    assert_eq!(logs.text(), "", "a 200 and a 404 are not logged");
+    source.refuse.store(true, SeqCst);
+    assert_eq!(call("/api/v1/ids").await, StatusCode::SERVICE_UNAVAILABLE);
+    let text = logs.text();
+    assert!(
+        text.contains("WARN")
+            && text.contains("answered with a server error")
+            && text.contains("route=\"/api/v1/ids\"")
+            && text.contains("status=503"),
+        "{text}"
+    );
+}
+
+/// A panic in a route is a 500 in problem+json without detail, counted and
+/// logged, and the service goes on answering.
+#[tokio::test]
+async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let source = FakeSource::new();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let call = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::post(uri).body(Body::empty()).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            let status = response.status();
+            let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            (
+                status,
+                content_type,
+                String::from_utf8(body.to_vec()).unwrap(),
+            )
+        }
+    };
+    source.panic.store(true, SeqCst);
+    let (status, content_type, body) = call("/api/v1/ids").await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+    assert_eq!(content_type.unwrap(), "application/problem+json", "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["detail"], "internal server error");
+    assert!(!body.contains("a bug in the source"), "{body}");
+    source.panic.store(false, SeqCst);
+    let (status, _, body) = call("/api/v1/ids").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let request = Request::get("/metrics").body(Body::empty()).unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    let metrics = response.into_body().collect().await.unwrap().to_bytes();
+    let metrics = String::from_utf8(metrics.to_vec()).unwrap();
+    assert!(
+        metrics
+            .contains(r#"http_requests_total{route="/api/v1/ids",method="POST",status="500"} 1"#),
+        "{metrics}"
+    );
 }
 
 #[tokio::test]
