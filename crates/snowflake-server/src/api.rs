@@ -1,9 +1,8 @@
 //! The JSON API under `/api/v1`. Parameters are text until the core's parsers
 //! read them, so the API and the CLI report bad input in the same words.
 
-use std::sync::Arc;
-
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequestParts, Path, Query, State};

@@ -5,27 +5,26 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::http::StatusCode;
-use axum::middleware;
-use tower::ServiceBuilder;
 use tower_http::trace::TraceLayer;
 use tracing::Level;
 
 use crate::config::Config;
-use crate::edge::Edge;
+use crate::edge::{Edge, EdgeLayer};
 use crate::issue::Limits;
 use crate::state::AppState;
-use crate::{api, edge, health, openapi, page};
+use crate::{api, health, openapi, page};
 
 /// The whole service as a router.
 ///
 /// Requests are traced (tower-http's `TraceLayer`: a span, and a line when
 /// each starts and ends) only if the logger set up before this call would
-/// print those lines, as with `RUST_LOG=tower_http=debug`: at the default
+/// print those lines, as with `RUST_LOG=tower_http=debug` (decided here,
+/// once: a filter changed later does not add or remove it): at the default
 /// level they are dropped anyway, and the layer cost the one-ID route about
 /// a twentieth of its throughput. Answers of 500 and above are logged by
-/// the edge whatever the level.
+/// the edge at error level, with the trace on or off.
 pub fn app(state: Arc<AppState>, config: &Config) -> Router {
-    let edge = Arc::new(Edge::new(Arc::clone(&state), config));
+    let edge = EdgeLayer::new(Edge::new(Arc::clone(&state), config));
     let routes = Router::new()
         .merge(page::router())
         .merge(api::router(Arc::new(Limits::new(config))))
@@ -34,17 +33,14 @@ pub fn app(state: Arc<AppState>, config: &Config) -> Router {
         .fallback(|| async { StatusCode::NOT_FOUND })
         .with_state(state);
     // The edge also holds the server-wide concurrency limit, the request
-    // timeout and the body limit, and turns a panic into a 500. One
-    // `layer` call for all the layers: each call wraps every route in one
-    // more boxed service, which costs an allocation per request.
-    let edge = middleware::from_fn_with_state(edge, edge::edge);
-    if tracing::enabled!(target: "tower_http::trace", Level::DEBUG) {
-        routes.layer(
-            ServiceBuilder::new()
-                .layer(edge)
-                .layer(TraceLayer::new_for_http()),
-        )
+    // timeout and the body limit, and turns a panic into a 500. The trace,
+    // when on, sits inside it, so that what it logs is the route's own
+    // answer.
+    let routes = if tracing::enabled!(target: "tower_http::trace", Level::DEBUG) {
+        // Failures are the edge's to log, once.
+        routes.layer(TraceLayer::new_for_http().on_failure(()))
     } else {
-        routes.layer(edge)
-    }
+        routes
+    };
+    routes.layer(edge)
 }

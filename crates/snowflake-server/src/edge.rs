@@ -1,23 +1,26 @@
-//! The outermost layer of every route: who may ask, the headers every answer
-//! carries, and the request metrics.
+//! The outermost layer of every route: who may ask and how much they may
+//! send, the turn, the timeout and the panic catch around the route, the
+//! headers every answer carries, the log of server errors, and the request
+//! metrics.
 
+use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::net::{IpAddr, Ipv6Addr};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{MatchedPath, State};
+use axum::extract::MatchedPath;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body::Body as _;
 use http_body_util::Limited;
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
+use tower::{Layer, Service};
 
 use crate::config::Config;
 use crate::problem::{self, Problem};
@@ -31,7 +34,7 @@ const MAX_URI: usize = 8 * 1024;
 /// Request bodies are small or absent, but for `POST /api/v1/decode`'s
 /// 10,000 IDs (about 230 KB as a JSON array); anything larger is refused
 /// with 413.
-pub(crate) const BODY_LIMIT: usize = 512 * 1024;
+const BODY_LIMIT: usize = 512 * 1024;
 
 /// The routes that use up IDs, which a foreign page must not call.
 const ISSUING: [&str; 1] = ["/api/v1/ids"];
@@ -119,16 +122,24 @@ impl Edge {
     /// the route becomes a 500.
     ///
     /// The timer is set only if the route does not answer at once: most
-    /// requests (one ID, a decode, a health check) are done on their first
-    /// poll, and a timer made and dropped for each of them cost a share of
+    /// requests (a few IDs, one ID's breakdown, a health check) are done on
+    /// their first poll, and a timer made and dropped for each of them cost a share of
     /// the throughput of the one-ID route. The panic is caught here, around
     /// each poll, rather than by tower-http's `CatchPanicLayer`, whose own
     /// boxed future and body cost two more allocations a request.
-    async fn run(&self, request: Request<Body>, next: Next, start: Instant) -> Response {
+    async fn run<S: Route>(
+        &self,
+        request: Request<Body>,
+        mut route: S,
+        start: Instant,
+    ) -> Response {
         let served = async {
             // The semaphore is never closed, so a turn always comes.
             let _turn = self.turns.acquire().await;
-            next.run(request).await
+            match route.call(request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
         };
         let mut served = pin!(served);
         let mut timer: Option<Pin<Box<Sleep>>> = None;
@@ -138,8 +149,17 @@ impl Edge {
                 Ok(Poll::Ready(response)) => return Poll::Ready(response),
                 Ok(Poll::Pending) => {}
                 // The route's future is not polled again: it is dropped with
-                // this one. `as_problem` words the 500 without detail.
-                Err(_) => return Poll::Ready(StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+                // this one, its turn with it. `as_problem` words the 500
+                // without detail; the log has the panic's message.
+                Err(payload) => {
+                    let message = payload
+                        .downcast_ref::<&str>()
+                        .copied()
+                        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                        .unwrap_or("a panic without a message");
+                    tracing::error!(panic = message, "a route panicked");
+                    return Poll::Ready(StatusCode::INTERNAL_SERVER_ERROR.into_response());
+                }
             }
             let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
             timer.as_mut().poll(cx).map(|()| {
@@ -271,17 +291,83 @@ fn preflight(origin: HeaderValue) -> Response {
     response
 }
 
+/// What the edge wraps: a route of the router, always ready (axum's routes
+/// are), answering every request.
+pub(crate) trait Route:
+    Service<Request<Body>, Response = Response, Error = Infallible, Future: Send>
+    + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> Route for S where
+    S: Service<Request<Body>, Response = Response, Error = Infallible, Future: Send>
+        + Clone
+        + Send
+        + 'static
+{
+}
+
+/// The edge as a tower layer, put on every route by `Router::layer`.
+///
+/// A layer of its own rather than `axum::middleware::from_fn`, which boxes
+/// the next service anew, boxes its future and maps it twice on every
+/// request: five allocations a request on the one-ID route, where this
+/// makes one (its future) besides the clone of the route that every
+/// layer makes.
+#[derive(Clone)]
+pub(crate) struct EdgeLayer(Arc<Edge>);
+
+impl EdgeLayer {
+    pub(crate) fn new(edge: Edge) -> Self {
+        EdgeLayer(Arc::new(edge))
+    }
+}
+
+impl<S> Layer<S> for EdgeLayer {
+    type Service = EdgeService<S>;
+
+    fn layer(&self, route: S) -> EdgeService<S> {
+        EdgeService {
+            edge: Arc::clone(&self.0),
+            route,
+        }
+    }
+}
+
+/// One route behind the edge.
+#[derive(Clone)]
+pub(crate) struct EdgeService<S> {
+    edge: Arc<Edge>,
+    route: S,
+}
+
+impl<S: Route> Service<Request<Body>> for EdgeService<S> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // The routes are always ready, and the wait for a turn happens in
+        // the request's own time, under its timeout (see `Edge::turns`).
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let edge = Arc::clone(&self.edge);
+        let route = self.route.clone();
+        Box::pin(async move { Ok(edge_of(&edge, request, route).await) })
+    }
+}
+
 /// Checks who asks, runs the route, turns any error response into
 /// problem+json, adds the headers every answer carries, then counts the
-/// request and times it by route and status. One middleware rather than
-/// several, since each costs a boxed future.
-pub(crate) async fn edge(
-    State(edge): State<Arc<Edge>>,
-    request: Request<Body>,
-    next: Next,
-) -> Response {
-    let route = request.extensions().get::<MatchedPath>().cloned();
-    let route = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
+/// request and times it by route and status. One layer rather than
+/// several, since each costs allocations on every request.
+async fn edge_of<S: Route>(edge: &Edge, request: Request<Body>, route: S) -> Response {
+    let matched = request.extensions().get::<MatchedPath>().cloned();
+    let path = matched.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
     let method = request.method().clone();
     let start = Instant::now();
     let request = limit_body(request);
@@ -296,12 +382,12 @@ pub(crate) async fn edge(
         problem::as_problem(StatusCode::PAYLOAD_TOO_LARGE.into_response())
     } else if let Some(refused) = edge.wrong_host(&request) {
         refused
-    } else if ISSUING.contains(&route) {
+    } else if ISSUING.contains(&path) {
         match edge.origin(&request) {
             Origin::Foreign => foreign(&request),
             Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
             allowed => {
-                let mut response = problem::as_problem(edge.run(request, next, start).await);
+                let mut response = problem::as_problem(edge.run(request, route, start).await);
                 if let Origin::Allowed(origin) = allowed {
                     allow_origin(response.headers_mut(), origin);
                 }
@@ -309,16 +395,16 @@ pub(crate) async fn edge(
             }
         }
     } else {
-        problem::as_problem(edge.run(request, next, start).await)
+        problem::as_problem(edge.run(request, route, start).await)
     };
     harden(response.headers_mut());
     let status = response.status();
     if status.is_server_error() {
-        // Without the trace layer (see `app`), the one record of a failure
-        // besides the metrics.
-        tracing::warn!(route, method = %method, status = status.as_u16(), "answered with a server error");
+        // Whether or not the trace layer is on (see `app`), the one log
+        // line of a failure besides the metrics.
+        tracing::error!(route = path, method = %method, status = status.as_u16(), "answered with a server error");
     }
-    let m = edge.state.telemetry.route(route, &method, status);
+    let m = edge.state.telemetry.route(path, &method, status);
     m.requests.increment(1);
     m.latency.record(start.elapsed().as_secs_f64());
     response

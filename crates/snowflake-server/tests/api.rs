@@ -677,7 +677,7 @@ async fn server_errors_are_logged_at_the_default_level() {
     assert_eq!(call("/api/v1/ids").await, StatusCode::SERVICE_UNAVAILABLE);
     let text = logs.text();
     assert!(
-        text.contains("WARN")
+        text.contains("ERROR")
             && text.contains("answered with a server error")
             && text.contains("route=\"/api/v1/ids\"")
             && text.contains("status=503"),
@@ -686,12 +686,26 @@ async fn server_errors_are_logged_at_the_default_level() {
 }
 
 /// A panic in a route is a 500 in problem+json without detail, counted and
-/// logged, and the service goes on answering.
+/// logged with its message, and the service goes on answering: with one
+/// turn for the whole server, the next request proves the panicking
+/// request gave its turn back.
 #[tokio::test]
 async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
     use std::sync::atomic::Ordering::SeqCst;
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
     let source = FakeSource::new();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let config = Config {
+        max_concurrency: 1,
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
     let call = |uri: &'static str| {
         let router = router.clone();
         async move {
@@ -714,6 +728,13 @@ async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["detail"], "internal server error");
     assert!(!body.contains("a bug in the source"), "{body}");
+    let text = logs.text();
+    assert!(
+        text.contains("ERROR")
+            && text.contains("a route panicked")
+            && text.contains("a bug in the source"),
+        "{text}"
+    );
     source.panic.store(false, SeqCst);
     let (status, _, body) = call("/api/v1/ids").await;
     assert_eq!(status, StatusCode::OK, "{body}");
