@@ -156,19 +156,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         check_setting("max_lead_ms", self.lead_ms, Generator::MAX_LEAD_MS)?;
         check_setting("reserve_ms", self.reserve_ms, Generator::MAX_RESERVE_MS)?;
         let tick = layout.tick_ms();
-        let plan = Plan {
-            epoch_ms: layout.epoch_ms(),
-            tick_ms: tick,
-            max_units: layout.max_time_units(),
-            time_shift: layout.time_shift(),
-            seq_shift: seq.shift(),
-            seq_max: seq.max(),
-            seq_one: 1 << seq.shift(),
-            seq_mask: seq.max() << seq.shift(),
-            node_bits,
-            tolerance_ms: self.tolerance_ms,
-            lead_ms: self.lead_ms,
-        };
+        let plan = Plan::new(&layout, seq, node_bits, self.tolerance_ms, self.lead_ms);
         let mut initial = 0;
         let reserve = match self.store {
             None => None,

@@ -17,7 +17,7 @@ use crate::batch::IdBatch;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Repr};
 use crate::id::Id;
-use crate::layout::Layout;
+use crate::layout::{Field, Layout};
 use crate::reserve::Reserve;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -78,6 +78,30 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The plan of a generator of `layout` whose sequence field is `seq`,
+    /// with its node fields' bits and its checked settings.
+    pub(crate) fn new(
+        layout: &Layout,
+        seq: &Field,
+        node_bits: u64,
+        tolerance_ms: u64,
+        lead_ms: u64,
+    ) -> Self {
+        Plan {
+            epoch_ms: layout.epoch_ms(),
+            tick_ms: layout.tick_ms(),
+            max_units: layout.max_time_units(),
+            time_shift: layout.time_shift(),
+            seq_shift: seq.shift(),
+            seq_max: seq.max(),
+            seq_one: 1 << seq.shift(),
+            seq_mask: seq.max() << seq.shift(),
+            node_bits,
+            tolerance_ms,
+            lead_ms,
+        }
+    }
+
     /// The state of the ID with this time unit and sequence number: the ID
     /// without its node bits.
     pub(crate) fn state(&self, unit: u64, seq: u64) -> u64 {

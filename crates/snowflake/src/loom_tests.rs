@@ -10,21 +10,27 @@ use loom::sync::Arc;
 use loom::thread;
 
 /// Two IDs per time unit, so that threads also race through exhaustion
-/// and the move to the next unit.
+/// and the move to the next unit; a node field set to 1 between time and
+/// sequence, as in Twitter's layout, so that the generator's state (an ID
+/// without its node bits) and the IDs it hands out differ.
 fn tiny() -> Arc<Generator<ManualClock>> {
     tiny_with_tolerance(Generator::DEFAULT_TOLERANCE_MS)
 }
 
 fn tiny_with_tolerance(tolerance_ms: u64) -> Arc<Generator<ManualClock>> {
-    let layout = Layout::parse("time:62,sequence:1").unwrap();
+    let layout = Layout::parse("time:61,node:1,sequence:1").unwrap();
     Arc::new(
         Generator::builder(layout)
+            .node(&[("node", 1)])
             .clock(ManualClock::new(1))
             .tolerance_ms(tolerance_ms)
             .build()
             .unwrap(),
     )
 }
+
+/// The node field's bit in [`tiny`]'s IDs.
+const NODE_BIT: u64 = 1 << 1;
 
 fn run(threads: usize, per_thread: usize) {
     loom::model(move || {
@@ -37,6 +43,7 @@ fn run(threads: usize, per_thread: usize) {
                         .map(|_| generator.next_id().unwrap().get())
                         .collect();
                     assert!(ids.windows(2).all(|w| w[0] < w[1]));
+                    assert!(ids.iter().all(|id| id & NODE_BIT != 0), "node bit lost");
                     ids
                 })
             })

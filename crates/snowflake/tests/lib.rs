@@ -584,11 +584,12 @@ fn time_field_running_out_is_an_error() {
     );
 }
 
-/// With the sequence right below a time field that reaches the 64th bit,
+/// With the sequence right below a time field that reaches the 64th bit
+/// (a 52-bit time field atop a 12-bit sequence),
 /// the next sequence number of a used-up last unit would carry out of the
 /// ID: the answer is still "time ran out", never a panic or a wrapped ID.
 #[test]
-fn a_full_sequence_in_the_last_unit_of_a_64_bit_time_field() {
+fn a_full_sequence_in_the_last_unit_of_a_64_bit_layout() {
     let layout = Layout::parse("time:52,sequence:12").unwrap();
     let last_ms = layout.last_timestamp_ms();
     let clock = Arc::new(ManualClock::new(last_ms));
