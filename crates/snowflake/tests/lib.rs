@@ -967,6 +967,30 @@ impl MarkStore for MemStore {
     }
 }
 
+/// After a restart every sequence number of the mark's unit counts as
+/// issued, on a layout whose sequence sits above the node field (sonyflake)
+/// as on one where it is the lowest: a clock set back into that unit gets
+/// no ID of it, only one of the next unit.
+#[test]
+fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
+    let layout = Layout::sonyflake();
+    let mark = 1_700_000_000_005;
+    let mark_unit_start = layout.timestamp_ms(layout.time_units(mark).unwrap());
+    let clock = Arc::new(ManualClock::new(mark + 20));
+    let generator = Generator::builder(layout.clone())
+        .clock(clock.clone())
+        .store(MemStore::with_mark(mark))
+        .build()
+        .unwrap();
+    clock.set(mark_unit_start);
+    let id = generator.next_id().unwrap();
+    let time = layout.decode(id).unwrap().timestamp_ms();
+    assert!(
+        time > mark,
+        "an ID at {time} ms, in the unit of the mark ({mark} ms) issued before the restart"
+    );
+}
+
 /// The mark is written before any ID in its window is issued: when it cannot
 /// be written, `next_id` fails and issues nothing; within a mark already
 /// written, a failed early top-up is no error.
