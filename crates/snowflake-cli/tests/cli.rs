@@ -528,6 +528,28 @@ fn generate_with_a_state_file_never_repeats_across_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Waits until something listens on `addr`, for at most 20 s.
+fn wait_for_listener(addr: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(std::time::Instant::now() < deadline, "server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Stops a `snowflake serve` with SIGTERM; it must exit 0. Its log.
+fn terminate(child: std::process::Child) -> String {
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let logs = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{:?}\n{logs}", out.status);
+    logs
+}
+
 /// `snowflake serve` on a real socket: it answers, and on SIGTERM it
 /// finishes, exits 0 and leaves the state file at the last ID it issued.
 #[test]
@@ -543,11 +565,7 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(std::time::Instant::now() < deadline, "server did not start");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_for_listener(&addr);
     let (status, body) = http(&addr, "POST", "/api/v1/ids?count=10", "").unwrap();
     assert_eq!(status, 200, "{body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -574,14 +592,7 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
         )),
         "{refusal}"
     );
-    let kill = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
-    let logs = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{:?}\n{logs}", out.status);
+    let logs = terminate(child);
     // JSON logs, one object a line.
     for line in logs.lines() {
         serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
@@ -609,21 +620,10 @@ fn serve_traces_requests_only_when_the_log_level_asks() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while std::net::TcpStream::connect(&addr).is_err() {
-            assert!(std::time::Instant::now() < deadline, "server did not start");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        wait_for_listener(&addr);
         let (status, body) = http(&addr, "GET", "/api/v1/ids", "").unwrap();
         assert_eq!(status, 200, "{body}");
-        let kill = std::process::Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(kill.success());
-        let out = child.wait_with_output().unwrap();
-        let logs = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{:?}\n{logs}", out.status);
+        let logs = terminate(child);
         assert_eq!(
             logs.contains("finished processing request"),
             traced,

@@ -643,6 +643,19 @@ impl std::io::Write for Captured {
 }
 
 impl Captured {
+    /// Captures this thread's log lines at level info and above until the
+    /// guard is dropped.
+    fn at_info() -> (Captured, tracing::subscriber::DefaultGuard) {
+        let logs = Captured::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
     fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
@@ -653,14 +666,7 @@ impl Captured {
 #[tokio::test]
 async fn server_errors_are_logged_at_the_default_level() {
     use std::sync::atomic::Ordering::SeqCst;
-    let logs = Captured::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (logs, _default) = Captured::at_info();
     let source = FakeSource::new();
     let router = app(Arc::new(AppState::new(source.clone())), &config());
     let call = |uri: &'static str| {
@@ -692,14 +698,7 @@ async fn server_errors_are_logged_at_the_default_level() {
 #[tokio::test]
 async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
     use std::sync::atomic::Ordering::SeqCst;
-    let logs = Captured::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (logs, _default) = Captured::at_info();
     let source = FakeSource::new();
     let config = Config {
         max_concurrency: 1,
