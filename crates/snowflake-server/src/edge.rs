@@ -20,7 +20,7 @@ use http_body::Body as _;
 use http_body_util::Limited;
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
-use tower::{Layer, Service};
+use tower::{Layer, Service, ServiceExt};
 
 use crate::config::Config;
 use crate::problem::{self, Problem};
@@ -123,20 +123,18 @@ impl Edge {
     ///
     /// The timer is set only if the route does not answer at once: most
     /// requests (a few IDs, one ID's breakdown, a health check) are done on
-    /// their first poll, and a timer made and dropped for each of them cost a share of
-    /// the throughput of the one-ID route. The panic is caught here, around
-    /// each poll, rather than by tower-http's `CatchPanicLayer`, whose own
-    /// boxed future and body cost two more allocations a request.
-    async fn run<S: Route>(
-        &self,
-        request: Request<Body>,
-        mut route: S,
-        start: Instant,
-    ) -> Response {
+    /// their first poll, and a timer made and dropped for each of them cost
+    /// a share of the throughput of the one-ID route. The panic is caught
+    /// here, around each poll, rather than by tower-http's
+    /// `CatchPanicLayer`, whose own boxed future and body cost two more
+    /// allocations a request.
+    async fn run<S: Route>(&self, request: Request<Body>, route: S, start: Instant) -> Response {
         let served = async {
             // The semaphore is never closed, so a turn always comes.
             let _turn = self.turns.acquire().await;
-            match route.call(request).await {
+            // `oneshot` asks the route whether it is ready first, as tower's
+            // contract wants; axum's routes always are, so it costs a poll.
+            match route.oneshot(request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
             }
@@ -291,8 +289,7 @@ fn preflight(origin: HeaderValue) -> Response {
     response
 }
 
-/// What the edge wraps: a route of the router, always ready (axum's routes
-/// are), answering every request.
+/// What the edge wraps: a route of the router, answering every request.
 pub(crate) trait Route:
     Service<Request<Body>, Response = Response, Error = Infallible, Future: Send>
     + Clone
