@@ -108,7 +108,14 @@ impl Plan {
         (unit << self.time_shift) | (seq << self.seq_shift)
     }
 
+    /// The time unit of a state: nothing lies above the time field.
+    #[inline]
+    fn unit_of(&self, state: u64) -> u64 {
+        state >> self.time_shift
+    }
+
     /// The sequence number of a state.
+    #[inline]
     fn seq_of(&self, state: u64) -> u64 {
         (state >> self.seq_shift) & self.seq_max
     }
@@ -274,8 +281,7 @@ impl<C: Clock> Generator<C> {
         // `advance`. As there, the state is read before the clock.
         let current = self.state.load(Ordering::Acquire);
         let now_ms = self.clock.now_ms();
-        let unit_start_ms =
-            (self.start_ms(current >> p.time_shift) as i64).wrapping_add(p.epoch_ms);
+        let unit_start_ms = (self.start_ms(p.unit_of(current)) as i64).wrapping_add(p.epoch_ms);
         let in_unit = now_ms
             .checked_sub(unit_start_ms)
             .is_some_and(|into| (into as u64) < p.tick_ms);
@@ -345,7 +351,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     pub fn close(self) -> Result<(), Error> {
         if let Some(reserve) = &self.reserve {
-            let last = self.state.load(Ordering::Acquire) >> self.plan.time_shift;
+            let last = self.plan.unit_of(self.state.load(Ordering::Acquire));
             reserve.release(last)?;
         }
         Ok(())
@@ -365,7 +371,7 @@ impl<C: Clock> Generator<C> {
     /// behind the last issued time beyond the tolerance, and the time field
     /// has not run out.
     pub fn ready(&self) -> Result<(), Error> {
-        let last = self.state.load(Ordering::Acquire) >> self.plan.time_shift;
+        let last = self.plan.unit_of(self.state.load(Ordering::Acquire));
         let now = self.read(self.clock.now_ms())?;
         match self.behind(now, last) {
             Some((_, Some(err))) => Err(err),
@@ -377,7 +383,7 @@ impl<C: Clock> Generator<C> {
     pub fn stats(&self) -> GeneratorStats {
         let c = &self.counters;
         let state = self.state.load(Ordering::Relaxed);
-        let last = state >> self.plan.time_shift;
+        let last = self.plan.unit_of(state);
         let last_ms = self.start_ms(last);
         let now_ms = self.read(self.clock.now_ms()).map_or(last_ms, |now| now.ms);
         GeneratorStats {
@@ -484,7 +490,7 @@ impl<C: Clock> Generator<C> {
             // backwards past the tolerance.
             let current = self.state.load(Ordering::Acquire);
             let now = self.read(self.clock.now_ms())?;
-            let last = current >> p.time_shift;
+            let last = p.unit_of(current);
             let seq = p.seq_of(current);
             // `new_unit`: whether the claim opens a time unit, known from the
             // branch taken rather than recomputed from `first` on every call.
@@ -522,7 +528,7 @@ impl<C: Clock> Generator<C> {
             // sequence used up, so it is never issued in again): only a new
             // unit needs the store.
             if new_unit && let Some(reserve) = &self.reserve {
-                reserve.ensure(first >> p.time_shift)?;
+                reserve.ensure(p.unit_of(first))?;
             }
             // The claim stays inside the sequence field: `count` is at most
             // what is left of it.
