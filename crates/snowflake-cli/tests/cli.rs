@@ -606,8 +606,8 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Requests are traced when the log level asks for tower-http's lines, and
-/// the trace layer is left out (it costs throughput) when it does not.
+/// Each request is logged (tower-http's "started" and "finished" lines) when
+/// the log level asks for them, and not at the default level.
 #[test]
 fn serve_traces_requests_only_when_the_log_level_asks() {
     for (filter, traced) in [("info", false), ("info,tower_http=debug", true)] {
