@@ -4,8 +4,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -15,7 +14,7 @@ use snowflake::{Clock, Id, Layout, Readings, TextForm};
 
 use crate::input::{all_layouts, parse_time};
 use crate::issue::Limits;
-use crate::params::{layout_of, only, params, text_form};
+use crate::params::{Params, QueryParams, layout_of, only, text_form};
 use crate::problem::Problem;
 use crate::state::AppState;
 
@@ -29,11 +28,8 @@ const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
 pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
     // The limits ride in the handler, not in request extensions: no
     // allocation per request on the one-ID path.
-    let issue = move |State(state): State<Arc<AppState>>,
-                      plain: WantsPlain,
-                      query: Result<Query<Vec<(String, String)>>, QueryRejection>| {
-        let limits = Arc::clone(&limits);
-        async move { ids(State(state), &limits, plain, query).await }
+    let issue = move |State(state): State<Arc<AppState>>, plain: WantsPlain, query: QueryParams| {
+        ids(state, &limits, plain, query)
     };
     Router::new()
         .route("/api/v1/compose", get(compose))
@@ -94,9 +90,8 @@ fn decoded_json(layout: &Layout, id: Id) -> Result<Response, Problem> {
     ))]
 pub async fn compose(
     State(state): State<Arc<AppState>>,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    QueryParams(params): QueryParams,
 ) -> Result<Response, Problem> {
-    let params = params(query)?;
     let layout = layout_of(&params)?;
     let timestamp = match params.get("timestamp").filter(|t| !t.trim().is_empty()) {
         Some(text) => parse_time("timestamp", text)?,
@@ -134,9 +129,8 @@ pub async fn compose(
 pub async fn decode(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    QueryParams(params): QueryParams,
 ) -> Result<Response, Problem> {
-    let params = params(query)?;
     only(&params, &["layout", "epoch", "tick_ms", "format"])?;
     let form = text_form(&params)?;
     let get = |name: &str| params.get(name).map(String::as_str);
@@ -161,10 +155,7 @@ pub async fn decode(
         (status = 200, description = "first and last ID", body = crate::schema::BoundsSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn bounds(
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<Response, Problem> {
-    let params = params(query)?;
+pub async fn bounds(QueryParams(params): QueryParams) -> Result<Response, Problem> {
     only(&params, &["from", "to", "layout", "epoch", "tick_ms"])?;
     let layout = layout_of(&params)?;
     let time = |name: &'static str| -> Result<i64, Problem> {
@@ -199,15 +190,48 @@ pub async fn layouts() -> Response {
         (status = 403, description = "a page from an origin the operator does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn ids(
-    State(state): State<Arc<AppState>>,
-    limits: &Limits,
+///
+/// Not an `async fn`: what the request asks for is read first, so that the
+/// future holds the limits only when it streams. Requests that fit in one
+/// time unit, nearly all, are answered without touching the limits' shared
+/// count, which two cores would otherwise pass back and forth each time.
+pub fn ids(
+    state: Arc<AppState>,
+    limits: &Arc<Limits>,
     WantsPlain(plain): WantsPlain,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<Response, Problem> {
-    let params = params(query)?;
-    only(&params, &["count", "format"])?;
-    let form = text_form(&params)?.unwrap_or(TextForm::Decimal);
+    QueryParams(params): QueryParams,
+) -> impl Future<Output = Result<Response, Problem>> + Send + use<> {
+    let asked = asked_ids(&params);
+    let streamed = match &asked {
+        Ok((count, _)) if state.streams(*count) => Some(Arc::clone(limits)),
+        _ => None,
+    };
+    async move {
+        let (count, form) = asked?;
+        let body = match streamed {
+            None => state.issue_now(count, plain, form)?,
+            Some(limits) => state.issue_streamed(count, plain, form, &limits).await?,
+        };
+        let content_type = if plain {
+            "text/plain; charset=utf-8"
+        } else {
+            "application/json"
+        };
+        Ok((
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            ],
+            body,
+        )
+            .into_response())
+    }
+}
+
+/// How many IDs a request asks for, and in which text form.
+fn asked_ids(params: &Params) -> Result<(u64, TextForm), Problem> {
+    only(params, &["count", "format"])?;
+    let form = text_form(params)?.unwrap_or(TextForm::Decimal);
     let count = match params.get("count") {
         None => 1,
         Some(text) => text
@@ -222,18 +246,5 @@ pub async fn ids(
                 )
             })?,
     };
-    let body = state.issue(count, plain, form, limits).await?;
-    let content_type = if plain {
-        "text/plain; charset=utf-8"
-    } else {
-        "application/json"
-    };
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        body,
-    )
-        .into_response())
+    Ok((count, form))
 }

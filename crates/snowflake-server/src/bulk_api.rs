@@ -4,14 +4,12 @@
 //! decode -` writes, from the same code in [`crate::bulk`].
 
 use axum::body::Bytes;
-use axum::extract::Query;
-use axum::extract::rejection::QueryRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use snowflake::{Id, Layout, TextForm};
 
 use crate::bulk::{self, Format, Records, StreamError};
-use crate::params::{layout_of, only, params, text_form};
+use crate::params::{QueryParams, layout_of, only, text_form};
 use crate::problem::Problem;
 
 /// The most IDs one request may hold.
@@ -76,10 +74,9 @@ fn too_many() -> Problem {
     ))]
 pub async fn decode_many(
     headers: HeaderMap,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    QueryParams(params): QueryParams,
     body: Bytes,
 ) -> Result<Response, Problem> {
-    let params = params(query)?;
     only(&params, &["layout", "epoch", "tick_ms", "format"])?;
     let layout = layout_of(&params)?;
     let form = text_form(&params)?;

@@ -20,12 +20,12 @@ use http_body::Body as _;
 use http_body_util::Limited;
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
-use tower::{Layer, Service, ServiceExt};
+use tower::{Layer, Service};
 
 use crate::config::Config;
 use crate::problem::{self, Problem};
 use crate::state::AppState;
-use crate::telemetry::UNMATCHED;
+use crate::telemetry::{RouteMemo, UNMATCHED};
 
 /// The longest request target served: no route needs more, and hyper's
 /// own limit (its 64 KiB buffer) would answer with an empty 431 instead.
@@ -117,9 +117,9 @@ impl Edge {
 }
 
 impl Edge {
-    /// Runs the route once it has a turn, all within the request timeout
-    /// counted from `start`, when the request reached the edge; a panic in
-    /// the route becomes a 500.
+    /// Runs the route's future once it has a turn, all within the request
+    /// timeout counted from `start`, when the request reached the edge; a
+    /// panic in the route becomes a 500.
     ///
     /// The timer is set only if the route does not answer at once: most
     /// requests (a few IDs, one ID's breakdown, a health check) are done on
@@ -128,13 +128,14 @@ impl Edge {
     /// here, around each poll, rather than by tower-http's
     /// `CatchPanicLayer`, whose own boxed future and body cost two more
     /// allocations a request.
-    async fn run<S: Route>(&self, request: Request<Body>, route: S, start: Instant) -> Response {
+    async fn run<F>(&self, route: F, start: Instant) -> Response
+    where
+        F: Future<Output = Result<Response, Infallible>>,
+    {
         let served = async {
             // The semaphore is never closed, so a turn always comes.
             let _turn = self.turns.acquire().await;
-            // `oneshot` asks the route whether it is ready first, as tower's
-            // contract wants; axum's routes always are, so it costs a poll.
-            match route.oneshot(request).await {
+            match route.await {
                 Ok(response) => response,
                 Err(never) => match never {},
             }
@@ -171,6 +172,49 @@ impl Edge {
         })
         .await
     }
+
+    /// What the edge says to a request before the route sees it: refused
+    /// (too long, too large, the wrong host, a foreign page, or a preflight
+    /// answered here), or let through with the CORS origin to name.
+    fn admit(&self, request: &Request<Body>, path: &str) -> Admission {
+        let too_long = request
+            .uri()
+            .path_and_query()
+            .is_some_and(|p| p.as_str().len() > MAX_URI);
+        if too_long {
+            let detail = format!("the request target is longer than {MAX_URI} bytes");
+            return Admission::Answered(
+                Problem::new(StatusCode::URI_TOO_LONG, "uri-too-long", detail).into_response(),
+            );
+        }
+        if declared_too_large(request) {
+            return Admission::Answered(problem::as_problem(
+                StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+            ));
+        }
+        if let Some(refused) = self.wrong_host(request) {
+            return Admission::Answered(refused);
+        }
+        if !ISSUING.contains(&path) {
+            return Admission::Served(None);
+        }
+        match self.origin(request) {
+            Origin::Foreign => Admission::Answered(foreign(request)),
+            Origin::Allowed(origin) if request.method() == Method::OPTIONS => {
+                Admission::Answered(preflight(origin))
+            }
+            Origin::Allowed(origin) => Admission::Served(Some(origin)),
+            Origin::Own => Admission::Served(None),
+        }
+    }
+}
+
+/// What [`Edge::admit`] decided.
+enum Admission {
+    /// The edge answers; the route is not called.
+    Answered(Response),
+    /// The route answers; a page from this allowed origin gets CORS headers.
+    Served(Option<HeaderValue>),
 }
 
 /// Who is asking, for a route that issues IDs.
@@ -211,7 +255,11 @@ fn host_name(host: &str) -> &str {
     if host.starts_with('[') {
         return host.find(']').map_or(host, |end| &host[..=end]);
     }
-    host.rsplit_once(':').map_or(host, |(name, _)| name)
+    // By byte rather than `rsplit_once`, whose searcher costs more than
+    // the rest of the host check on every request.
+    host.bytes()
+        .rposition(|b| b == b':')
+        .map_or(host, |colon| &host[..colon])
 }
 
 /// Whether `name` (any case) is a loopback name. Compared in place rather
@@ -229,7 +277,33 @@ fn is_loopback_name(name: &str) -> bool {
     if let Some(inner) = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
         return inner.parse::<Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
     }
+    if name.strip_prefix("127.").is_some_and(three_octets) {
+        return true;
+    }
     name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether `text` is `b.c.d`, three decimal octets written as the standard
+/// library writes them (no sign, no leading zero, 255 at most): the rest of
+/// a `127.b.c.d` host, the usual one on loopback, checked in a few steps
+/// where parsing it as an address took hundreds on every request. Whatever
+/// this does not accept, `IpAddr`'s parser still judges.
+fn three_octets(text: &str) -> bool {
+    let mut octets = 0;
+    for digits in text.as_bytes().split(|&b| b == b'.') {
+        let canonical = matches!(digits.len(), 1..=3)
+            && digits.iter().all(u8::is_ascii_digit)
+            && (digits.len() == 1 || digits[0] != b'0')
+            && digits
+                .iter()
+                .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'))
+                <= 255;
+        if !canonical {
+            return false;
+        }
+        octets += 1;
+    }
+    octets == 3
 }
 
 /// Whether the request says its body is longer than [`BODY_LIMIT`]: refused
@@ -327,7 +401,10 @@ impl<S> Layer<S> for EdgeLayer {
 
     fn layer(&self, route: S) -> EdgeService<S> {
         EdgeService {
-            edge: Arc::clone(&self.0),
+            edge: Arc::new(RouteEdge {
+                edge: Arc::clone(&self.0),
+                memo: RouteMemo::default(),
+            }),
             route,
         }
     }
@@ -336,8 +413,17 @@ impl<S> Layer<S> for EdgeLayer {
 /// One route behind the edge.
 #[derive(Clone)]
 pub(crate) struct EdgeService<S> {
-    edge: Arc<Edge>,
+    edge: Arc<RouteEdge>,
     route: S,
+}
+
+/// The edge as one route sees it: the shared checks and limits, and the
+/// route's own metric handles. One `Arc` for both, since each request's
+/// future holds a clone, and every clone is a write to a count that the
+/// cores share.
+struct RouteEdge {
+    edge: Arc<Edge>,
+    memo: RouteMemo,
 }
 
 impl<S: Route> Service<Request<Body>> for EdgeService<S> {
@@ -345,55 +431,51 @@ impl<S: Route> Service<Request<Body>> for EdgeService<S> {
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // The routes are always ready, and the wait for a turn happens in
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // axum's routes are always ready; the wait for a turn happens in
         // the request's own time, under its timeout (see `Edge::turns`).
-        Poll::Ready(Ok(()))
+        self.route.poll_ready(cx)
     }
 
+    /// Checks who asks and what they send, then calls the route, which
+    /// only makes its future: the route runs when that future is polled,
+    /// inside the edge's turn, timeout and panic catch. Called in place
+    /// rather than on a clone of the route, which cost an allocation.
     fn call(&mut self, request: Request<Body>) -> Self::Future {
-        let edge = Arc::clone(&self.edge);
-        let route = self.route.clone();
-        Box::pin(async move { Ok(edge_of(&edge, request, route).await) })
+        let start = Instant::now();
+        let route_edge = Arc::clone(&self.edge);
+        let matched = request.extensions().get::<MatchedPath>().cloned();
+        let method = request.method().clone();
+        let path = matched.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
+        match route_edge.edge.admit(&request, path) {
+            Admission::Answered(response) => {
+                Box::pin(async move { Ok(finish(&route_edge, matched, &method, response, start)) })
+            }
+            Admission::Served(cors) => {
+                let route = self.route.call(limit_body(request));
+                Box::pin(async move {
+                    let served = route_edge.edge.run(route, start).await;
+                    let mut response = problem::as_problem(served);
+                    if let Some(origin) = cors {
+                        allow_origin(response.headers_mut(), origin);
+                    }
+                    Ok(finish(&route_edge, matched, &method, response, start))
+                })
+            }
+        }
     }
 }
 
-/// Checks who asks, runs the route, turns any error response into
-/// problem+json, adds the headers every answer carries, then counts the
-/// request and times it by route and status. One layer rather than
-/// several, since each costs allocations on every request.
-async fn edge_of<S: Route>(edge: &Edge, request: Request<Body>, route: S) -> Response {
-    let matched = request.extensions().get::<MatchedPath>().cloned();
+/// Adds the headers every answer carries, logs a server error, then counts
+/// the request and times it by route and status.
+fn finish(
+    route_edge: &RouteEdge,
+    matched: Option<MatchedPath>,
+    method: &Method,
+    mut response: Response,
+    start: Instant,
+) -> Response {
     let path = matched.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
-    let method = request.method().clone();
-    let start = Instant::now();
-    let request = limit_body(request);
-    let too_long = request
-        .uri()
-        .path_and_query()
-        .is_some_and(|p| p.as_str().len() > MAX_URI);
-    let mut response = if too_long {
-        let detail = format!("the request target is longer than {MAX_URI} bytes");
-        Problem::new(StatusCode::URI_TOO_LONG, "uri-too-long", detail).into_response()
-    } else if declared_too_large(&request) {
-        problem::as_problem(StatusCode::PAYLOAD_TOO_LARGE.into_response())
-    } else if let Some(refused) = edge.wrong_host(&request) {
-        refused
-    } else if ISSUING.contains(&path) {
-        match edge.origin(&request) {
-            Origin::Foreign => foreign(&request),
-            Origin::Allowed(origin) if method == Method::OPTIONS => preflight(origin),
-            allowed => {
-                let mut response = problem::as_problem(edge.run(request, route, start).await);
-                if let Origin::Allowed(origin) = allowed {
-                    allow_origin(response.headers_mut(), origin);
-                }
-                response
-            }
-        }
-    } else {
-        problem::as_problem(edge.run(request, route, start).await)
-    };
     harden(response.headers_mut());
     let status = response.status();
     if status.is_server_error() {
@@ -401,9 +483,13 @@ async fn edge_of<S: Route>(edge: &Edge, request: Request<Body>, route: S) -> Res
         // line of a failure besides the metrics.
         tracing::error!(route = path, method = %method, status = status.as_u16(), "answered with a server error");
     }
-    let m = edge.state.telemetry.route(path, &method, status);
-    m.requests.increment(1);
-    m.latency.record(start.elapsed().as_secs_f64());
+    route_edge.edge.state.telemetry.record(
+        &route_edge.memo,
+        path,
+        method,
+        status,
+        start.elapsed().as_secs_f64(),
+    );
     response
 }
 
@@ -436,5 +522,30 @@ mod tests {
         ] {
             assert!(!is_loopback_name(host_name(host)), "{host} is not loopback");
         }
+    }
+
+    #[test]
+    fn the_quick_octets_accept_only_what_the_address_parser_calls_loopback() {
+        let octets = [
+            "0", "1", "9", "10", "99", "100", "199", "255", "256", "300", "999", "00", "01", "010",
+            "0255", "-1", "+1", "", " 1", "1 ", "a", "1a", "0x1",
+        ];
+        for b in octets {
+            for c in octets {
+                for d in octets {
+                    let rest = format!("{b}.{c}.{d}");
+                    let std = format!("127.{rest}")
+                        .parse::<IpAddr>()
+                        .is_ok_and(|ip| ip.is_loopback());
+                    assert!(!three_octets(&rest) || std, "127.{rest}");
+                    assert_eq!(is_loopback_name(&format!("127.{rest}")), std, "127.{rest}");
+                }
+            }
+        }
+        for rest in ["1.2", "1.2.3.4", "1..2", ".1.2.3", "1.2.3."] {
+            assert!(!three_octets(rest), "{rest}");
+        }
+        assert!(three_octets("0.0.1"));
+        assert!(three_octets("255.255.255"));
     }
 }

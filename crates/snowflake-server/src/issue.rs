@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use http_body::Frame;
-use snowflake::{IdBatch, TextForm};
+use snowflake::{Id, IdBatch, TextForm};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::Instant;
 
@@ -45,11 +45,10 @@ impl Limits {
 }
 
 /// How a body is written: JSON (`{"layout":…,"ids":["…",…]}`) or one ID
-/// per line, each ID in the text form asked for.
-#[derive(Clone)]
+/// per line, each ID in the text form asked for. The JSON's opening, which
+/// names the layout, is the source's to give ([`MakeChunk::make`]).
+#[derive(Clone, Copy)]
 pub(crate) struct Format {
-    /// `{"layout":"<name>","ids":[`, made once per service.
-    pub(crate) prefix: Arc<str>,
     pub(crate) plain: bool,
     pub(crate) form: TextForm,
 }
@@ -57,26 +56,47 @@ pub(crate) struct Format {
 impl Format {
     /// Appends `batch` to `out`; `first` says whether no ID was written yet.
     fn push(&self, batch: IdBatch, first: &mut bool, out: &mut Vec<u8>) {
-        let mut buf = [0u8; TextForm::MAX_LEN];
         for id in batch {
             if self.plain {
-                out.extend_from_slice(self.form.encode(id, &mut buf).as_bytes());
+                self.form.write_into(id, out);
                 out.push(b'\n');
             } else {
                 if !*first {
                     out.push(b',');
                 }
                 out.push(b'"');
-                out.extend_from_slice(self.form.encode(id, &mut buf).as_bytes());
+                self.form.write_into(id, out);
                 out.push(b'"');
             }
             *first = false;
         }
     }
 
-    fn start(&self, out: &mut Vec<u8>) {
+    /// A whole body of one ID, what `start`, `push` and `end` write, in a
+    /// buffer of exactly its size: `Bytes` takes such a buffer over as it
+    /// is, where a larger one costs it an allocation more.
+    fn one(&self, prefix: &str, id: Id) -> Vec<u8> {
+        let mut buf = [0u8; TextForm::MAX_LEN];
+        let start = self.form.write_back(id, &mut buf);
+        let text = &buf[start..];
+        if self.plain {
+            let mut out = Vec::with_capacity(text.len() + 1);
+            out.extend_from_slice(text);
+            out.push(b'\n');
+            return out;
+        }
+        let mut out = Vec::with_capacity(prefix.len() + text.len() + 4);
+        out.extend_from_slice(prefix.as_bytes());
+        out.push(b'"');
+        out.extend_from_slice(text);
+        out.push(b'"');
+        out.extend_from_slice(b"]}");
+        out
+    }
+
+    fn start(&self, prefix: &str, out: &mut Vec<u8>) {
         if !self.plain {
-            out.extend_from_slice(self.prefix.as_bytes());
+            out.extend_from_slice(prefix.as_bytes());
         }
     }
 
@@ -104,18 +124,25 @@ fn fill(
     Ok(())
 }
 
-/// `count` IDs as (part of) a body: the JSON opening when `first`, the
-/// closing when `last`.
+/// `count` IDs as (part of) a body: the JSON opening (`prefix`,
+/// `{"layout":"<name>","ids":[`) when `first`, the closing when `last`.
 pub(crate) fn write(
     generator: &SharedGenerator,
+    prefix: &str,
     format: &Format,
     count: u64,
     first: bool,
     last: bool,
 ) -> Result<Vec<u8>, snowflake::Error> {
-    let mut out = Vec::with_capacity(count as usize * 23 + format.prefix.len() + 2);
+    if count == 1 && first && last {
+        // The generator's own path for one ID: a single compare-and-swap
+        // when the time unit has a number left, where a batch of one takes
+        // the general path.
+        return Ok(format.one(prefix, generator.next_id()?));
+    }
+    let mut out = Vec::with_capacity(count as usize * 23 + prefix.len() + 2);
     if first {
-        format.start(&mut out);
+        format.start(prefix, &mut out);
     }
     let mut fresh = first;
     fill(generator, format, count, &mut fresh, &mut out)?;
@@ -154,7 +181,7 @@ async fn chunk<S: MakeChunk>(
         .await
         .map_err(|_| Problem::internal())?;
     let source = Arc::clone(source);
-    let format = format.clone();
+    let format = *format;
     let made = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         source.make(&format, count, first, last)

@@ -46,6 +46,7 @@ mod serve;
 mod source;
 mod state;
 mod telemetry;
+mod watchdog;
 
 pub use api::MAX_COUNT;
 pub use app::app;

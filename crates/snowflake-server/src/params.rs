@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
 use snowflake::{Layout, TextForm};
 
 use crate::input::resolve_layout;
@@ -31,6 +32,23 @@ pub fn params(
         params.insert(name, value);
     }
     Ok(params)
+}
+
+/// The query's parameters, as a handler's argument; a malformed query or a
+/// parameter given twice is refused with a problem naming it.
+pub struct QueryParams(pub Params);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Problem> {
+        // No query, as on most requests for one ID: nothing to decode, so
+        // the deserializer is not run.
+        if parts.uri.query().is_none_or(str::is_empty) {
+            return Ok(QueryParams(Params::new()));
+        }
+        params(Query::try_from_uri(&parts.uri)).map(QueryParams)
+    }
 }
 
 /// Refuses parameters a route does not take, instead of ignoring them.

@@ -7,17 +7,13 @@
 //! an idle timeout, a place under a cap, and a deadline at shutdown.
 
 use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
@@ -26,6 +22,7 @@ use tower::Service;
 use crate::config::Config;
 use crate::source::IdSource;
 use crate::state::AppState;
+use crate::watchdog::{Activity, HeaderTimer, Verdict, Watched};
 
 /// The most a connection buffers, each way: request headers beyond it are
 /// refused (431), and a response waits for the client once this much is
@@ -141,14 +138,6 @@ async fn accept(
     config: &Config,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(config.header_timeout)
-        .max_buf_size(MAX_BUF);
-    builder.http2().timer(TokioTimer::new());
-    let builder = Arc::new(builder);
     let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
     let (closing, closing_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
@@ -179,8 +168,10 @@ async fn accept(
         connections.spawn(connection(
             stream,
             router.clone(),
-            Arc::clone(&builder),
-            config.idle_timeout,
+            Timeouts {
+                idle: config.idle_timeout,
+                header: config.header_timeout,
+            },
             closing_rx.clone(),
             permit,
         ));
@@ -201,21 +192,37 @@ async fn accept(
     Ok(())
 }
 
-/// Serves one connection until it ends, goes idle, or the server closes.
+/// A connection's two timeouts, which its watchdog keeps.
+#[derive(Clone, Copy)]
+struct Timeouts {
+    idle: Duration,
+    header: Duration,
+}
+
+/// Serves one connection until it ends, goes idle, is too slow to send a
+/// request's headers, or the server closes.
 async fn connection(
     stream: TcpStream,
     router: Router,
-    builder: Arc<auto::Builder<TokioExecutor>>,
-    idle: Duration,
+    timeouts: Timeouts,
     mut closing: watch::Receiver<bool>,
     _slot: OwnedSemaphorePermit,
 ) {
     let activity = Arc::new(Activity::new());
-    let io = TokioIo::new(Watched {
-        inner: stream,
-        activity: Arc::clone(&activity),
-    });
+    // A builder per connection, since each has its own header timer; it
+    // costs two small allocations a connection, against the tokio sleep a
+    // shared timer made and boxed for every request.
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(HeaderTimer(Arc::clone(&activity)))
+        .header_read_timeout(timeouts.header)
+        .max_buf_size(MAX_BUF);
+    builder.http2().timer(TokioTimer::new());
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+    let watched = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        watched.headers_in();
         router.clone().call(request)
     });
     let served = builder.serve_connection(io, service);
@@ -239,112 +246,14 @@ async fn connection(
                 asked_to_finish = true;
                 served.as_mut().graceful_shutdown();
             }
-            () = activity.idle_for(idle) => {
-                tracing::debug!("closing a connection idle for {idle:?}");
+            verdict = activity.watch(timeouts.idle, timeouts.header) => {
+                match verdict {
+                    Verdict::Idle => tracing::debug!("closing a connection idle for {:?}", timeouts.idle),
+                    Verdict::SlowHeaders => tracing::debug!("closing a connection whose request headers took longer than {:?}", timeouts.header),
+                }
                 return;
             }
         }
-    }
-}
-
-/// Whether a connection moves bytes: a count of reads and writes, which
-/// the watchdog samples. A count rather than a time, so the hot path reads
-/// no clock: bumping an uncontended atomic costs a nanosecond.
-struct Activity {
-    moves: AtomicU64,
-}
-
-/// The watchdog looks this many times per idle timeout, so a connection is
-/// closed between one and one and a quarter timeouts after its last byte.
-const IDLE_SAMPLES: u32 = 4;
-
-impl Activity {
-    fn new() -> Self {
-        Activity {
-            moves: AtomicU64::new(0),
-        }
-    }
-
-    fn touch(&self) {
-        self.moves.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Completes once no byte has moved for `idle`.
-    async fn idle_for(&self, idle: Duration) {
-        let step = idle / IDLE_SAMPLES;
-        let mut seen = self.moves.load(Ordering::Relaxed);
-        let mut quiet = 0;
-        loop {
-            tokio::time::sleep(step).await;
-            let now = self.moves.load(Ordering::Relaxed);
-            if now == seen {
-                quiet += 1;
-                if quiet >= IDLE_SAMPLES {
-                    return;
-                }
-            } else {
-                seen = now;
-                quiet = 0;
-            }
-        }
-    }
-}
-
-/// A stream that notes when bytes move, for the idle timeout.
-struct Watched {
-    inner: TcpStream,
-    activity: Arc<Activity>,
-}
-
-impl Watched {
-    fn moved<T>(&self, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
-        if let Poll::Ready(Ok(_)) = &poll {
-            self.activity.touch();
-        }
-        poll
-    }
-}
-
-impl AsyncRead for Watched {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        self.moved(poll)
-    }
-}
-
-impl AsyncWrite for Watched {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.moved(poll)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        self.moved(poll)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 

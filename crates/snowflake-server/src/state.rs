@@ -85,7 +85,11 @@ impl AppState {
         let generator = self.source.current().map_err(|why| unavailable(&why))?;
         let out = match issue(&generator) {
             Ok(out) => {
-                self.store_failing.store(false, Ordering::Relaxed);
+                // Read first: a store on every request would pass the flag's
+                // cache line between cores even while it stays false.
+                if self.store_failing.load(Ordering::Relaxed) {
+                    self.store_failing.store(false, Ordering::Relaxed);
+                }
                 out
             }
             Err(err) => {
@@ -118,23 +122,34 @@ impl AppState {
         Ok(serde_json::Value::Object(body))
     }
 
-    /// `count` fresh IDs as a response body, JSON or one per line: made at
-    /// once when they fit in one time unit, else streamed (see `issue`).
-    pub(crate) async fn issue(
+    /// Whether a request for `count` IDs is streamed: more than one time
+    /// unit holds. Smaller ones are made at once ([`AppState::issue_now`]).
+    pub(crate) fn streams(&self, count: u64) -> bool {
+        count > self.inline_count
+    }
+
+    /// `count` fresh IDs that fit in one time unit as a response body, JSON
+    /// or one per line, made at once.
+    pub(crate) fn issue_now(
+        &self,
+        count: u64,
+        plain: bool,
+        form: TextForm,
+    ) -> Result<Body, Problem> {
+        let format = Format { plain, form };
+        Ok(Body::from(self.make(&format, count, true, true)?))
+    }
+
+    /// `count` fresh IDs, more than one time unit holds, as a body streamed
+    /// in chunks made as the client reads (see `issue`).
+    pub(crate) async fn issue_streamed(
         self: &Arc<Self>,
         count: u64,
         plain: bool,
         form: TextForm,
         limits: &Limits,
     ) -> Result<Body, Problem> {
-        let format = Format {
-            prefix: Arc::clone(&self.ids_prefix),
-            plain,
-            form,
-        };
-        if count <= self.inline_count {
-            return Ok(Body::from(self.make(&format, count, true, true)?));
-        }
+        let format = Format { plain, form };
         let deadline = tokio::time::Instant::now() + limits.request_timeout;
         issue::streamed(self, &limits.large, format, count, deadline).await
     }
@@ -160,6 +175,8 @@ impl MakeChunk for AppState {
         first: bool,
         last: bool,
     ) -> Result<Vec<u8>, Problem> {
-        self.with_generator(|generator| issue::write(generator, format, count, first, last))
+        self.with_generator(|generator| {
+            issue::write(generator, &self.ids_prefix, format, count, first, last)
+        })
     }
 }
