@@ -1676,6 +1676,87 @@ async fn a_client_trickling_headers_is_cut_off() {
 }
 
 #[tokio::test]
+async fn a_kept_alive_connection_waits_for_its_next_request_no_longer_than_the_header_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(60),
+        ..config()
+    };
+    let (addr, stop, server) = on_loopback(config).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // Requests that keep coming, each well within the timeout, keep the
+    // connection: the deadline is set for each and lifted when it is in.
+    for _ in 0..3 {
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        while !answer.ends_with(b"}") {
+            use tokio::io::AsyncReadExt;
+            let mut buf = [0u8; 1024];
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+                .await
+                .expect("no answer in 5 s")
+                .unwrap();
+            assert!(
+                n > 0,
+                "closed mid-conversation: {}",
+                String::from_utf8_lossy(&answer)
+            );
+            answer.extend_from_slice(&buf[..n]);
+        }
+        assert!(
+            answer.starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    // Then silence: closed by the header timeout, long before the idle one.
+    let (_, after) = read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .expect("a kept-alive connection stayed open 5 s, with a 1 s header timeout");
+    assert!(after < Duration::from_millis(2500), "{after:?}");
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_body_sent_slowly_after_its_headers_is_not_cut_off_by_the_header_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(1),
+        ..config()
+    };
+    let (addr, stop, server) = on_loopback(config).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = b"[\"1\", \"2\", \"3\", \"4\"]";
+    let head = format!(
+        "POST /api/v1/decode HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The headers are in; the body takes twice the header timeout.
+    for part in body.chunks(body.len() / 4 + 1) {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        stream.write_all(part).await.unwrap();
+    }
+    let (answer, _) = read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .expect("no answer 5 s after the body was sent");
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
 async fn an_idle_connection_is_closed() {
     let config = Config {
         idle_timeout: Duration::from_secs(1),
