@@ -444,12 +444,20 @@ impl<S: Route> Service<Request<Body>> for EdgeService<S> {
     fn call(&mut self, request: Request<Body>) -> Self::Future {
         let start = Instant::now();
         let route_edge = Arc::clone(&self.edge);
-        let matched = request.extensions().get::<MatchedPath>().cloned();
+        let matched = request.extensions().get::<MatchedPath>();
         let method = request.method().clone();
-        let path = matched.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
+        let path = matched.map_or(UNMATCHED, MatchedPath::as_str);
+        // The route's name for `finish`: the memo's copy once the route has
+        // answered 200, so the request's own (an `Arc`, whose count the
+        // cores share) is cloned only until then.
+        let label = if route_edge.memo.holds(path) {
+            Label::Remembered
+        } else {
+            matched.cloned().map_or(Label::Unmatched, Label::Matched)
+        };
         match route_edge.edge.admit(&request, path) {
             Admission::Answered(response) => {
-                Box::pin(async move { Ok(finish(&route_edge, matched, &method, response, start)) })
+                Box::pin(async move { Ok(finish(&route_edge, &label, &method, response, start)) })
             }
             Admission::Served(cors) => {
                 let route = self.route.call(limit_body(request));
@@ -459,23 +467,37 @@ impl<S: Route> Service<Request<Body>> for EdgeService<S> {
                     if let Some(origin) = cors {
                         allow_origin(response.headers_mut(), origin);
                     }
-                    Ok(finish(&route_edge, matched, &method, response, start))
+                    Ok(finish(&route_edge, &label, &method, response, start))
                 })
             }
         }
     }
 }
 
+/// Which route a request went to, as [`finish`] names it in the metrics.
+enum Label {
+    /// The route its layer's memo names.
+    Remembered,
+    /// The route the router matched.
+    Matched(MatchedPath),
+    /// No route: the fallback answered.
+    Unmatched,
+}
+
 /// Adds the headers every answer carries, logs a server error, then counts
 /// the request and times it by route and status.
 fn finish(
     route_edge: &RouteEdge,
-    matched: Option<MatchedPath>,
+    label: &Label,
     method: &Method,
     mut response: Response,
     start: Instant,
 ) -> Response {
-    let path = matched.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
+    let path = match label {
+        Label::Remembered => route_edge.memo.route().unwrap_or(UNMATCHED),
+        Label::Matched(matched) => matched.as_str(),
+        Label::Unmatched => UNMATCHED,
+    };
     harden(response.headers_mut());
     let status = response.status();
     if status.is_server_error() {

@@ -33,6 +33,18 @@ type RouteTable = HashMap<&'static str, HashMap<(&'static str, u16), RouteMetric
 #[derive(Default)]
 pub(crate) struct RouteMemo(OnceLock<Memo>);
 
+impl RouteMemo {
+    /// Whether this memo is set, and for `route`.
+    pub(crate) fn holds(&self, route: &str) -> bool {
+        self.route() == Some(route)
+    }
+
+    /// The route this memo is for, once set.
+    pub(crate) fn route(&self) -> Option<&str> {
+        self.0.get().map(|m| &*m.route)
+    }
+}
+
 struct Memo {
     route: Box<str>,
     method: &'static str,
@@ -137,7 +149,8 @@ impl Telemetry {
         made
     }
 
-    /// Counts one answer of `route` and records how long it took.
+    /// Counts one answer of `route` and records how long it took. The
+    /// first 200 is remembered in `memo`, for the route's later calls.
     pub(crate) fn record(
         &self,
         memo: &RouteMemo,
