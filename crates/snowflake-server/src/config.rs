@@ -14,10 +14,13 @@ pub struct Config {
     /// holds) are made at once, so they cannot crowd out small ones.
     pub max_large_batches: usize,
     /// How long a client may take to send a request's headers. An HTTP/1
-    /// connection waiting for its next request is bound by it too.
+    /// connection waiting for its next request is bound by it too. The
+    /// connection is closed within a quarter of this (or of the idle
+    /// timeout, if shorter) after the deadline.
     pub header_timeout: Duration,
     /// How long a connection may go without a byte moving either way before
-    /// it is closed, whether it waits for a request or stalls a response.
+    /// it is closed, whether it waits for a request or stalls a response;
+    /// closed within a quarter of the shorter timeout after that.
     pub idle_timeout: Duration,
     /// How many connections may be open at once; further ones wait in the
     /// listener's backlog until one closes.
