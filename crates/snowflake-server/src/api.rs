@@ -190,17 +190,18 @@ pub async fn layouts() -> Response {
         (status = 403, description = "a page from an origin the operator does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
-///
-/// Not an `async fn`: what the request asks for is read first, so that the
-/// future holds the limits only when it streams. Requests that fit in one
-/// time unit, nearly all, are answered without touching the limits' shared
-/// count, which two cores would otherwise pass back and forth each time.
 pub fn ids(
     state: Arc<AppState>,
     limits: &Arc<Limits>,
     WantsPlain(plain): WantsPlain,
     QueryParams(params): QueryParams,
 ) -> impl Future<Output = Result<Response, Problem>> + Send + use<> {
+    // Not an `async fn`: what the request asks for is read first, so that
+    // the future holds the limits only when it streams. Requests that fit
+    // in one time unit, nearly all, are answered without touching the
+    // limits' shared count, which two cores would otherwise pass back and
+    // forth each time. (A doc comment here would become the operation's
+    // description in the OpenAPI document.)
     let asked = asked_ids(&params);
     let streamed = match &asked {
         Ok((count, _)) if state.streams(*count) => Some(Arc::clone(limits)),

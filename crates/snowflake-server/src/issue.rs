@@ -279,3 +279,50 @@ impl http_body::Body for IdStream {
         self.finished
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use snowflake::{Clock, Generator, Layout, ManualClock, SharedGenerator};
+
+    use super::*;
+
+    fn generator(at_ms: i64) -> SharedGenerator {
+        let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(at_ms));
+        Generator::builder(Layout::twitter())
+            .node(&[("machine", 3)])
+            .clock(clock)
+            .build()
+            .unwrap()
+    }
+
+    /// The one-ID body is what the general path writes for a count of one,
+    /// byte for byte, in every form, whatever the sequence had reached,
+    /// and its buffer is exactly full.
+    #[test]
+    fn one_id_is_written_as_the_general_path_writes_it() {
+        let prefix = r#"{"layout":"twitter","ids":["#;
+        for form in TextForm::ALL {
+            for plain in [false, true] {
+                let format = Format { plain, form };
+                for issued_before in [0, 1, 7, 4094, 4095] {
+                    let fast = generator(1_700_000_000_000);
+                    let general = generator(1_700_000_000_000);
+                    for _ in 0..issued_before {
+                        fast.next_id().unwrap();
+                        general.next_id().unwrap();
+                    }
+                    let body = write(&fast, prefix, &format, 1, true, true).unwrap();
+                    let mut expected = Vec::new();
+                    format.start(prefix, &mut expected);
+                    fill(&general, &format, 1, &mut true, &mut expected).unwrap();
+                    format.end(&mut expected);
+                    let what = format!("{form:?}, plain {plain}, after {issued_before}");
+                    assert_eq!(body, expected, "{what}");
+                    assert_eq!(body.len(), body.capacity(), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -35,6 +35,7 @@ mod bulk_api;
 mod config;
 mod edge;
 mod health;
+mod host;
 pub mod input;
 mod issue;
 mod openapi;

@@ -17,9 +17,7 @@ pub type Params = BTreeMap<String, String>;
 
 /// The query's parameters; one given twice is an error, as in the CLI,
 /// rather than silently the last one.
-pub fn params(
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<Params, Problem> {
+fn params(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<Params, Problem> {
     let Query(pairs) = query.map_err(|err| {
         Problem::bad_request("query", format!("the query string is malformed: {err}"))
     })?;

@@ -220,9 +220,9 @@ async fn connection(
         .max_buf_size(MAX_BUF);
     builder.http2().timer(TokioTimer::new());
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
-    let watched = Arc::clone(&activity);
+    let seen = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-        watched.headers_in();
+        seen.headers_in();
         router.clone().call(request)
     });
     let served = builder.serve_connection(io, service);

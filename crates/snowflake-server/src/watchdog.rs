@@ -62,6 +62,15 @@ impl Activity {
         self.moves.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A request's headers are all in: the deadline hyper set for them is
+    /// lifted. Called as the request reaches the service, which hyper does
+    /// as soon as it has parsed the headers, dropping its sleep. Lifted
+    /// there rather than when the sleep is dropped, the sleep holds nothing
+    /// and costs no allocation.
+    pub(crate) fn headers_in(&self) {
+        self.header_deadline.store(0, Ordering::Relaxed);
+    }
+
     /// A deadline as the value `header_deadline` holds: never 0, and
     /// rounded up, so that it is never earlier than asked.
     fn mark(&self, deadline: Instant) -> u64 {
@@ -113,17 +122,6 @@ impl Timer for HeaderTimer {
         let mark = self.0.mark(deadline);
         self.0.header_deadline.store(mark, Ordering::Relaxed);
         Box::pin(HeaderDeadline)
-    }
-}
-
-impl Activity {
-    /// A request's headers are all in: the deadline hyper set for them is
-    /// lifted. Called as the request reaches the service, which hyper does
-    /// as soon as it has parsed the headers, dropping its sleep. Lifted
-    /// there rather than when the sleep is dropped, the sleep holds nothing
-    /// and costs no allocation.
-    pub(crate) fn headers_in(&self) {
-        self.header_deadline.store(0, Ordering::Relaxed);
     }
 }
 
