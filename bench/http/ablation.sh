@@ -34,18 +34,12 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
-port() {
-  local taken p
-  taken=$(ss -Htln | awk '{print $4}' | sed 's/.*://')
-  while :; do
-    p=$((20000 + RANDOM % 30000))
-    grep -qx "$p" <<<"$taken" || { echo "$p"; return; }
-  done
-}
+# shellcheck source=free-port.sh
+source "$HERE/free-port.sh"
 
 measure() { # variant
   local variant=$1 p url i before after file rps n
-  p=$(port)
+  p=$(free_port)
   if [ "$variant" = healthz ]; then
     RUST_LOG=warn "$SNOWFLAKE" serve --listen "127.0.0.1:$p" 2>/dev/null &
     url="http://127.0.0.1:$p/healthz"

@@ -46,20 +46,14 @@ for _ in range(n):
 c.close()
 EOF
 
-port() {
-  local taken p
-  taken=$(ss -Htln | awk '{print $4}' | sed 's/.*://')
-  while :; do
-    p=$((20000 + RANDOM % 30000))
-    grep -qx "$p" <<<"$taken" || { echo "$p"; return; }
-  done
-}
+# shellcheck source=free-port.sh
+source "$HERE/free-port.sh"
 
 # run WHO PATH COUNT: the callgrind profile of WHO (bare or ours) answering
 # COUNT requests for PATH, in $OUT/WHO-PATH.COUNT.out
 run() {
   local who=$1 path=$2 count=$3 p pid server
-  p=$(port)
+  p=$(free_port)
   if [ "$who" = bare ]; then
     server=("$BARE" "$p")
   else

@@ -46,15 +46,8 @@ log "building (release): bare-hello"
 cargo build --release --quiet --manifest-path "$HERE/Cargo.toml"
 BARE="$HERE/target/release/bare-hello"
 
-# A port nothing listens on, from the ephemeral-free range.
-free_port() {
-  local port taken
-  taken=$(ss -Htln | awk '{print $4}' | sed 's/.*://')
-  while :; do
-    port=$((20000 + RANDOM % 30000))
-    grep -qx "$port" <<<"$taken" || { echo "$port"; return; }
-  done
-}
+# shellcheck source=free-port.sh
+source "$HERE/free-port.sh"
 
 PIDS=()
 cleanup() {
