@@ -28,23 +28,6 @@ command -v valgrind >/dev/null || { echo "callgrind.sh: needs valgrind" >&2; exi
 cargo build --release --quiet --manifest-path "$HERE/Cargo.toml"
 [ -n "${SNOWFLAKE_BIN:-}" ] || cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" -p snowflake-cli
 
-cat >"$OUT/client.py" <<'EOF'
-import http.client, sys, time
-port, path, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-for _ in range(600):
-    try:
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        c.connect()
-        break
-    except OSError:
-        time.sleep(0.1)
-for _ in range(n):
-    c.request("GET", path)
-    r = c.getresponse()
-    r.read()
-    assert r.status == 200, r.status
-c.close()
-EOF
 
 # shellcheck source=free-port.sh
 source "$HERE/free-port.sh"
@@ -62,7 +45,7 @@ run() {
   RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$OUT/$who${path//\//-}.$count.out" \
     "${server[@]}" 2>"$OUT/$who${path//\//-}.$count.log" &
   pid=$!
-  python3 "$OUT/client.py" "$p" "$path" "$count"
+  python3 "$HERE/keepalive-client.py" "$p" "$path" "$count"
   kill -TERM "$pid"
   wait "$pid" || true
 }

@@ -56,20 +56,28 @@ pub(crate) struct Format {
 impl Format {
     /// Appends `batch` to `out`; `first` says whether no ID was written yet.
     fn push(&self, batch: IdBatch, first: &mut bool, out: &mut Vec<u8>) {
+        let mut buf = [0u8; TextForm::MAX_LEN];
         for id in batch {
-            if self.plain {
-                self.form.write_into(id, out);
-                out.push(b'\n');
-            } else {
-                if !*first {
-                    out.push(b',');
-                }
-                out.push(b'"');
-                self.form.write_into(id, out);
-                out.push(b'"');
-            }
-            *first = false;
+            let start = self.form.write_back(id, &mut buf);
+            self.push_text(&buf[start..], first, out);
         }
+    }
+
+    /// Appends one ID already written as `text`: the one place an ID's
+    /// framing (quotes and commas, or a line) is written.
+    fn push_text(&self, text: &[u8], first: &mut bool, out: &mut Vec<u8>) {
+        if self.plain {
+            out.extend_from_slice(text);
+            out.push(b'\n');
+        } else {
+            if !*first {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(text);
+            out.push(b'"');
+        }
+        *first = false;
     }
 
     /// A whole body of one ID, what `start`, `push` and `end` write, in a
@@ -79,18 +87,11 @@ impl Format {
         let mut buf = [0u8; TextForm::MAX_LEN];
         let start = self.form.write_back(id, &mut buf);
         let text = &buf[start..];
-        if self.plain {
-            let mut out = Vec::with_capacity(text.len() + 1);
-            out.extend_from_slice(text);
-            out.push(b'\n');
-            return out;
-        }
-        let mut out = Vec::with_capacity(prefix.len() + text.len() + 4);
-        out.extend_from_slice(prefix.as_bytes());
-        out.push(b'"');
-        out.extend_from_slice(text);
-        out.push(b'"');
-        out.extend_from_slice(b"]}");
+        let framing = if self.plain { 1 } else { prefix.len() + 4 };
+        let mut out = Vec::with_capacity(text.len() + framing);
+        self.start(prefix, &mut out);
+        self.push_text(text, &mut true, &mut out);
+        self.end(&mut out);
         out
     }
 
