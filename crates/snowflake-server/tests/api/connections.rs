@@ -1,0 +1,221 @@
+//! Connections over real loopback sockets: the header, idle and shutdown
+//! timeouts, and the cap on open connections.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use snowflake::{Clock, Generator, Layout, SystemClock};
+use snowflake_server::{Config, Standalone};
+
+use crate::support::*;
+
+#[tokio::test]
+async fn a_client_trickling_headers_is_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(1),
+        ..config()
+    };
+    let served = Served::start(config).await;
+    let mut stream = served.connect().await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n")
+        .await
+        .unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    // One header line every 100 ms, never the blank line that ends them.
+    let trickle = tokio::spawn(async move {
+        for n in 0.. {
+            let line = format!("x-trickle-{n}: {}\r\n", "a".repeat(50));
+            if writer.write_all(line.as_bytes()).await.is_err() {
+                return n;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        unreachable!()
+    });
+    let start = std::time::Instant::now();
+    let mut buf = [0u8; 1024];
+    let closed = loop {
+        use tokio::io::AsyncReadExt;
+        match tokio::time::timeout(Duration::from_secs(5), reader.read(&mut buf)).await {
+            Err(_) => break None,
+            Ok(Ok(0)) | Ok(Err(_)) => break Some(start.elapsed()),
+            Ok(Ok(_)) => {}
+        }
+    };
+    let closed = closed.expect("still open 5 s after headers began, with a 1 s timeout");
+    assert!(
+        closed < Duration::from_millis(2500),
+        "cut off only after {closed:?}"
+    );
+    trickle.abort();
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_waits_for_its_next_request_no_longer_than_the_header_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(60),
+        ..config()
+    };
+    let served = Served::start(config).await;
+    let mut stream = served.connect().await;
+    // Requests that keep coming, each well within the timeout, keep the
+    // connection: the deadline is set for each and lifted when it is in.
+    for _ in 0..3 {
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        while !answer.ends_with(b"}") {
+            use tokio::io::AsyncReadExt;
+            let mut buf = [0u8; 1024];
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+                .await
+                .expect("no answer in 5 s")
+                .unwrap();
+            assert!(
+                n > 0,
+                "closed mid-conversation: {}",
+                String::from_utf8_lossy(&answer)
+            );
+            answer.extend_from_slice(&buf[..n]);
+        }
+        assert!(
+            answer.starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    // Then silence: closed by the header timeout, long before the idle one.
+    let (_, after) = read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .expect("a kept-alive connection stayed open 5 s, with a 1 s header timeout");
+    assert!(after < Duration::from_millis(2500), "{after:?}");
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn a_body_sent_slowly_after_its_headers_is_not_cut_off_by_the_header_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(1),
+        ..config()
+    };
+    let served = Served::start(config).await;
+    let mut stream = served.connect().await;
+    let body = b"[\"1\", \"2\", \"3\", \"4\"]";
+    let head = format!(
+        "POST /api/v1/decode HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The headers are in; the body takes twice the header timeout.
+    for part in body.chunks(body.len() / 4 + 1) {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        stream.write_all(part).await.unwrap();
+    }
+    answered_200(&mut stream, "no answer 5 s after the body was sent").await;
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_closed() {
+    let config = Config {
+        idle_timeout: Duration::from_secs(1),
+        header_timeout: Duration::from_secs(30),
+        ..config()
+    };
+    let served = Served::start(config).await;
+    let mut stream = served.connect().await;
+    let (_, after) = read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .expect("an idle connection stayed open 5 s, with a 1 s idle timeout");
+    assert!(
+        after >= Duration::from_millis(900) && after < Duration::from_millis(2500),
+        "{after:?}"
+    );
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_closes_a_half_sent_request_at_the_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        header_timeout: Duration::from_secs(60),
+        shutdown_timeout: Duration::from_secs(1),
+        ..config()
+    };
+    let served = Served::start(config).await;
+    let mut stream = served.connect().await;
+    stream
+        .write_all(b"POST /api/v1/ids HTTP/1.1\r\nhost: localhost\r\ncontent-length: 10\r\n\r\n12")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let start = std::time::Instant::now();
+    // A half-sent request must not hold shutdown past its 1 s deadline.
+    served.stop_within(Duration::from_secs(5)).await;
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(2500), "shutdown took {took:?}");
+    assert!(
+        read_until_closed(&mut stream, Duration::from_secs(1))
+            .await
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_for_one_to_close() {
+    use tokio::io::AsyncWriteExt;
+    let config = Config {
+        max_connections: 2,
+        ..config()
+    };
+    let served = Served::start(config).await;
+    let first = served.connect().await;
+    let _second = served.connect().await;
+    let mut third = served.connect().await;
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    // The kernel completed the handshake, but the server does not take the
+    // connection while two are open.
+    assert!(
+        read_until_closed(&mut third, Duration::from_millis(500))
+            .await
+            .is_none(),
+        "a third connection was served past a cap of 2"
+    );
+    drop(first);
+    answered_200(
+        &mut third,
+        "the third connection was not served after one closed",
+    )
+    .await;
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn serving_refuses_a_clock_outside_the_layout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let layout = Layout::twitter().with_epoch_ms(4_102_444_800_000).unwrap();
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let generator = Generator::builder(layout).clock(clock).build().unwrap();
+    let err =
+        snowflake_server::serve_until(listener, Standalone::new(generator), config(), async {})
+            .await
+            .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("before the layout's epoch 2100-01-01"),
+        "{text}"
+    );
+}

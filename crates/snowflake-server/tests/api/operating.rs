@@ -1,0 +1,236 @@
+//! What operators see: health, readiness, metrics, the OpenAPI document,
+//! and the logs of server errors and panics.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use snowflake_server::{AppState, Config, app};
+use tower::ServiceExt;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn generic_errors_are_problems_too() {
+    assert_problem(
+        &get("/api/v1/nope").await,
+        StatusCode::NOT_FOUND,
+        None,
+        "no such route",
+    );
+    let request = Request::builder()
+        .method(Method::DELETE)
+        .uri("/api/v1/layouts")
+        .body(Body::empty())
+        .unwrap();
+    let reply = send_with(&config(), request).await;
+    assert_problem(&reply, StatusCode::METHOD_NOT_ALLOWED, None, "method");
+    assert!(reply.headers.contains_key(header::ALLOW));
+    let request = Request::post("/api/v1/ids")
+        .header(header::CONTENT_LENGTH, "600000")
+        .body(Body::from(vec![b'x'; 600_000]))
+        .unwrap();
+    assert_problem(
+        &send_with(&config(), request).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        "too large",
+    );
+    // Bytes that are not UTF-8 arrive replaced, and are reported as such.
+    assert_problem(
+        &get("/api/v1/compose?machine=%FF").await,
+        StatusCode::BAD_REQUEST,
+        Some("machine"),
+        "is not a whole number",
+    );
+}
+
+#[tokio::test]
+async fn health_readiness_and_metrics() {
+    assert_eq!(get("/healthz").await.json()["status"], "ok");
+    assert_eq!(get("/readyz").await.json()["status"], "ready");
+    let config = config();
+    let router = app(Arc::new(AppState::new(standalone())), &config);
+    // The second and third 200 of the IDs route are counted through the
+    // handles its layer remembered from the first.
+    for uri in [
+        "/api/v1/ids?count=7",
+        "/api/v1/ids",
+        "/api/v1/ids?count=0",
+        "/api/v1/ids?count=2",
+        "/api/v1/compose?machine=99",
+    ] {
+        let request = Request::get(uri).body(Body::empty()).unwrap();
+        router.clone().oneshot(request).await.unwrap();
+    }
+    let request = Request::get("/metrics").body(Body::empty()).unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    for needle in [
+        "snowflake_ids_issued_total",
+        "snowflake_clock_backwards_total",
+        "snowflake_sequence_exhaustion_waits_total",
+        "http_requests_total{route=\"/api/v1/compose\",method=\"GET\",status=\"400\"}",
+        "http_request_duration_seconds_bucket{route=\"/api/v1/ids\"",
+        "http_requests_total{route=\"/api/v1/ids\",method=\"GET\",status=\"200\"} 3\n",
+        "http_requests_total{route=\"/api/v1/ids\",method=\"GET\",status=\"400\"} 1\n",
+        "http_request_duration_seconds_count{route=\"/api/v1/ids\",method=\"GET\",status=\"200\"} 3\n",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from\n{text}");
+    }
+}
+
+#[tokio::test]
+async fn openapi_describes_every_route() {
+    let doc = get("/api/v1/openapi.json").await.json();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+    for path in [
+        "/api/v1/compose",
+        "/api/v1/decode/{id}",
+        "/api/v1/decode",
+        "/api/v1/bounds",
+        "/api/v1/layouts",
+        "/api/v1/ids",
+        "/api/v1/openapi.json",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+    ] {
+        assert!(doc["paths"].get(path).is_some(), "{path} missing");
+    }
+}
+
+/// An answer of 500 or above is logged with its route and status at the
+/// default level, where the request trace is off; other answers are not.
+#[tokio::test]
+async fn server_errors_are_logged_at_the_default_level() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (logs, _default) = Captured::at_info();
+    let source = FakeSource::new();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let call = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::get(uri).body(Body::empty()).unwrap();
+            router.oneshot(request).await.unwrap().status()
+        }
+    };
+    assert_eq!(call("/api/v1/ids").await, StatusCode::OK);
+    assert_eq!(call("/api/v1/nothing-here").await, StatusCode::NOT_FOUND);
+    assert_eq!(logs.text(), "", "a 200 and a 404 are not logged");
+    source.refuse.store(true, SeqCst);
+    assert_eq!(call("/api/v1/ids").await, StatusCode::SERVICE_UNAVAILABLE);
+    let text = logs.text();
+    assert!(
+        text.contains("ERROR")
+            && text.contains("answered with a server error")
+            && text.contains("route=\"/api/v1/ids\"")
+            && text.contains("status=503"),
+        "{text}"
+    );
+}
+
+/// A panic in a route is a 500 in problem+json without detail, counted and
+/// logged with its message, and the service goes on answering: with one
+/// turn for the whole server, the next request proves the panicking
+/// request gave its turn back.
+#[tokio::test]
+async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (logs, _default) = Captured::at_info();
+    let source = FakeSource::new();
+    let config = Config {
+        max_concurrency: 1,
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let call = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::post(uri).body(Body::empty()).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            let status = response.status();
+            let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            (
+                status,
+                content_type,
+                String::from_utf8(body.to_vec()).unwrap(),
+            )
+        }
+    };
+    source.panic.store(true, SeqCst);
+    let (status, content_type, body) = call("/api/v1/ids").await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+    assert_eq!(content_type.unwrap(), "application/problem+json", "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["detail"], "internal server error");
+    assert!(!body.contains("a bug in the source"), "{body}");
+    let text = logs.text();
+    assert!(
+        text.contains("ERROR")
+            && text.contains("a route panicked")
+            && text.contains("a bug in the source"),
+        "{text}"
+    );
+    source.panic.store(false, SeqCst);
+    let (status, _, body) = call("/api/v1/ids").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let request = Request::get("/metrics").body(Body::empty()).unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    let metrics = response.into_body().collect().await.unwrap().to_bytes();
+    let metrics = String::from_utf8(metrics.to_vec()).unwrap();
+    assert!(
+        metrics
+            .contains(r#"http_requests_total{route="/api/v1/ids",method="POST",status="500"} 1"#),
+        "{metrics}"
+    );
+}
+
+#[tokio::test]
+async fn made_up_methods_and_paths_do_not_grow_the_metrics() {
+    // Its own state, so its own registry: other tests' requests do not count.
+    let router = app(Arc::new(AppState::new(standalone())), &config());
+    let metrics = || Request::get("/metrics").body(Body::empty()).unwrap();
+    let send = |method: &str, path: String| {
+        Request::builder()
+            .method(Method::from_bytes(method.as_bytes()).unwrap())
+            .uri(path)
+            .body(Body::empty())
+            .unwrap()
+    };
+    // Every label a request below can produce, once.
+    for method in [
+        "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "TRACE", "MADEUP",
+    ] {
+        text_of(&router, send(method, "/nowhere".into())).await;
+    }
+    text_of(&router, metrics()).await;
+    let (_, before) = text_of(&router, metrics()).await;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for n in 0..10_000 {
+        let method = match n % 4 {
+            0 => ["GET", "POST", "PUT", "DELETE", "PATCH"][(rng.next() % 5) as usize].to_string(),
+            _ => rng.token(),
+        };
+        let path = format!("/{}/{}", rng.token(), rng.token());
+        let (status, _) = text_of(&router, send(&method, path)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let (_, after) = text_of(&router, metrics()).await;
+    let series = |text: &str| text.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(series(&after), series(&before), "new series:\n{after}");
+    assert!(
+        after.contains("http_requests_total{route=\"unmatched\",method=\"other\",status=\"404\"}"),
+        "{after}"
+    );
+    assert!(
+        after.len() < before.len() + 1024,
+        "{} → {}",
+        before.len(),
+        after.len()
+    );
+}

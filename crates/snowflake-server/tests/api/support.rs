@@ -1,0 +1,352 @@
+//! What the API tests share: requests through the router in process,
+//! sources that refuse or revoke on cue, captured logs, and servers on
+//! loopback sockets for the tests that need a real connection.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use snowflake::{Clock, Generator, Layout, SharedGenerator, SystemClock};
+use snowflake_server::{AppState, Config, IdSource, Standalone, app};
+use tower::ServiceExt;
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub headers: axum::http::HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.body.clone()).unwrap()
+    }
+}
+
+pub fn config() -> Config {
+    Config::default()
+}
+
+/// The node every test issues as: datacenter 2, machine 5.
+pub const NODE: [(&str, u64); 2] = [("datacenter", 2), ("machine", 5)];
+
+pub fn generator_on(clock: Arc<dyn Clock>) -> SharedGenerator {
+    Generator::builder(Layout::twitter())
+        .node(&NODE)
+        .clock(clock)
+        .build()
+        .unwrap()
+}
+
+pub fn standalone() -> Arc<Standalone> {
+    Standalone::new(generator_on(Arc::new(SystemClock)))
+}
+
+pub async fn send_with(config: &Config, request: Request<Body>) -> Reply {
+    let router = app(Arc::new(AppState::new(standalone())), config);
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
+    Reply {
+        status,
+        content_type,
+        headers,
+        body,
+    }
+}
+
+pub async fn get(uri: &str) -> Reply {
+    send_with(&config(), Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+pub fn assert_problem(reply: &Reply, status: StatusCode, field: Option<&str>, detail: &str) {
+    assert_eq!(reply.status, status, "{}", reply.text());
+    assert_eq!(reply.content_type, "application/problem+json");
+    let p = reply.json();
+    assert_eq!(p["status"], status.as_u16());
+    assert!(p["type"].as_str().unwrap().starts_with("https://"));
+    assert!(p["title"].is_string());
+    assert!(
+        p["detail"].as_str().unwrap().contains(detail),
+        "{} does not contain {detail}",
+        p["detail"]
+    );
+    match field {
+        Some(field) => assert_eq!(p["field"], field),
+        None => assert!(p.get("field").is_none()),
+    }
+}
+
+/// A source that holds a generator but may be told to refuse, or to revoke
+/// its permission after IDs were made: what a leased slot does, without
+/// etcd.
+#[derive(Debug)]
+pub struct FakeSource {
+    pub generator: Arc<SharedGenerator>,
+    pub layout: Layout,
+    pub refuse: std::sync::atomic::AtomicBool,
+    pub revoke_after_issue: std::sync::atomic::AtomicBool,
+    /// `current` panics, as a bug in a source would.
+    pub panic: std::sync::atomic::AtomicBool,
+}
+
+impl FakeSource {
+    pub fn new() -> Arc<Self> {
+        let generator = Arc::new(generator_on(Arc::new(SystemClock)));
+        Arc::new(FakeSource {
+            layout: generator.layout().clone(),
+            generator,
+            refuse: false.into(),
+            revoke_after_issue: false.into(),
+            panic: false.into(),
+        })
+    }
+}
+
+impl IdSource for FakeSource {
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        self.generator.clock()
+    }
+
+    fn current(&self) -> Result<Arc<SharedGenerator>, snowflake_server::Unavailable> {
+        assert!(
+            !self.panic.load(std::sync::atomic::Ordering::SeqCst),
+            "a bug in the source"
+        );
+        if self.refuse.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(snowflake_server::Unavailable::new(
+                "cannot reach etcd at http://10.9.8.7:2379: secret detail",
+            ));
+        }
+        Ok(Arc::clone(&self.generator))
+    }
+
+    fn still_valid(&self, _: &Arc<SharedGenerator>) -> bool {
+        !self
+            .revoke_after_issue
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn status(&self) -> serde_json::Map<String, Value> {
+        let mut map = serde_json::Map::new();
+        map.insert("slot".into(), "datacenter=2,machine=5".into());
+        map
+    }
+
+    fn shutdown(self: Arc<Self>) -> snowflake_server::Shutdown {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// Log lines written to memory, for a test to read.
+#[derive(Clone, Default)]
+pub struct Captured(pub Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    /// Captures this thread's log lines at level info and above until the
+    /// guard is dropped.
+    pub fn at_info() -> (Captured, tracing::subscriber::DefaultGuard) {
+        let logs = Captured::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+pub async fn post(uri: &str, content_type: &str, accept: &str, body: impl Into<Body>) -> Reply {
+    let request = Request::post(uri)
+        .header(header::CONTENT_TYPE, content_type)
+        .header(header::ACCEPT, accept)
+        .body(body.into())
+        .unwrap();
+    send_with(&config(), request).await
+}
+
+/// A small xorshift, so the random requests below need no dependency and a
+/// failure repeats.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn token(&mut self) -> String {
+        let len = 1 + self.next() % 12;
+        (0..len)
+            .map(|_| (b'A' + (self.next() % 26) as u8) as char)
+            .collect()
+    }
+}
+
+pub async fn text_of(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+pub fn with_headers(method: Method, uri: &str, headers: &[(&str, &str)]) -> Request<Body> {
+    let mut request = Request::builder().method(method).uri(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(Body::empty()).unwrap()
+}
+
+/// A source whose `current` takes a while and notes how many callers are
+/// in it at once: a stand-in for a request that holds a turn.
+#[derive(Debug)]
+pub struct SlowSource {
+    pub inner: Arc<Standalone>,
+    pub inside: std::sync::atomic::AtomicUsize,
+    pub most: std::sync::atomic::AtomicUsize,
+}
+
+impl IdSource for SlowSource {
+    fn layout(&self) -> &Layout {
+        self.inner.layout()
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        self.inner.clock()
+    }
+
+    fn current(&self) -> Result<Arc<SharedGenerator>, snowflake_server::Unavailable> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.inside.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        std::thread::sleep(Duration::from_millis(50));
+        self.inside.fetch_sub(1, SeqCst);
+        self.inner.current()
+    }
+
+    fn shutdown(self: Arc<Self>) -> snowflake_server::Shutdown {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// A server of its own on a loopback port, serving [`standalone`].
+pub struct Served {
+    pub addr: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), snowflake_server::ServeError>>,
+}
+
+impl Served {
+    /// Binds port 0 and serves with `config` until [`Served::stop`].
+    pub async fn start(config: Config) -> Served {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(snowflake_server::serve_until(
+            listener,
+            standalone(),
+            config,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        Served { addr, stop, task }
+    }
+
+    /// A new connection to the server.
+    pub async fn connect(&self) -> tokio::net::TcpStream {
+        tokio::net::TcpStream::connect(self.addr).await.unwrap()
+    }
+
+    /// Asks the server to stop and waits, at most `limit`, for it to finish
+    /// cleanly.
+    pub async fn stop_within(self, limit: Duration) {
+        let _ = self.stop.send(());
+        tokio::time::timeout(limit, self.task)
+            .await
+            .unwrap_or_else(|_| panic!("the server took over {limit:?} to stop"))
+            .unwrap()
+            .unwrap();
+    }
+
+    /// Stops the server and waits for it to finish cleanly.
+    pub async fn stop(self) {
+        self.stop_within(Duration::from_secs(30)).await;
+    }
+}
+
+/// Reads until the server closes the connection (or resets it), at most
+/// `limit`; returns what it read and when the connection ended.
+pub async fn read_until_closed(
+    stream: &mut tokio::net::TcpStream,
+    limit: Duration,
+) -> Option<(Vec<u8>, Duration)> {
+    use tokio::io::AsyncReadExt;
+    let start = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(limit.saturating_sub(start.elapsed()), stream.read(&mut buf))
+            .await
+        {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some((seen, start.elapsed())),
+            Ok(Ok(n)) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// Reads `stream` to its end within 5 s (else fails with `missing`) and
+/// checks the answer was a 200.
+pub async fn answered_200(stream: &mut tokio::net::TcpStream, missing: &str) {
+    let (answer, _) = read_until_closed(stream, Duration::from_secs(5))
+        .await
+        .expect(missing);
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+}
