@@ -147,8 +147,8 @@ pub async fn decode(
 /// The smallest and largest ID of a time window.
 #[utoipa::path(get, path = "/api/v1/bounds", tag = "ids",
     params(
-        ("from" = String, Query, description = "Unix ms or RFC 3339"),
-        ("to" = String, Query, description = "Unix ms or RFC 3339, inclusive"),
+        ("from" = String, Query, description = "Unix ms or RFC 3339", example = "2024-01-01T00:00:00Z"),
+        ("to" = String, Query, description = "Unix ms or RFC 3339, inclusive", example = "2024-01-31T23:59:59.999Z"),
         ("layout" = Option<String>, Query, description = "preset name or custom layout"),
     ),
     responses(
@@ -179,7 +179,7 @@ pub async fn layouts() -> Response {
 }
 
 /// Fresh IDs from this server's generator.
-#[utoipa::path(post, path = "/api/v1/ids", tag = "ids",
+#[utoipa::path(method(get, post), path = "/api/v1/ids", tag = "ids",
     params(
         ("count" = Option<u64>, Query, description = "1 to 100000, default 1"),
         ("format" = Option<String>, Query, description = "write the IDs in this text form: decimal (the default), hex, base32, base62, base58"),

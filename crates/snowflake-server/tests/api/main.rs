@@ -20,6 +20,9 @@ mod operating;
 mod origins;
 /// The page: its language, its security headers.
 mod page;
+/// The first promise on every path that issues IDs: none after the right
+/// to issue ended.
+mod promise;
 /// Compose, decode (one layout or every preset), bounds, layouts, text forms.
 mod reading;
 /// Large requests streamed in chunks: order, clients that leave or stall.

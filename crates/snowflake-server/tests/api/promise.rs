@@ -1,0 +1,413 @@
+//! The first promise on every issuing path: no ID made after the node's
+//! right to issue ended reaches a client. Every way the service hands out
+//! IDs ([`PATHS`]) is crossed with every way the right can end (before the
+//! call, between the generator's answer and the check that follows it,
+//! between two chunks of a stream); a route that issues IDs and is missing
+//! from [`PATHS`] fails [`every_route_that_issues_is_in_the_matrix`].
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use snowflake::{Clock, Id, Layout, SharedGenerator, SystemClock, TextForm};
+use snowflake_server::{AppState, IdSource, Standalone, Unavailable, app};
+use tower::ServiceExt;
+
+use crate::support::*;
+
+/// One way the service hands out IDs: a method, a count and whether the
+/// client asked for one per line. The text form is crossed with each.
+struct IssuingPath {
+    method: Method,
+    count: u64,
+    plain: bool,
+}
+
+/// One time unit of twitter's layout holds this many IDs: requests up to it
+/// are made at once, larger ones are streamed in chunks.
+const UNIT: u64 = 4096;
+/// The size of a streamed chunk (the server's own constant, not public).
+const CHUNK: u64 = 2048;
+
+/// Every issuing path. A new one (a masked form, another route) joins here.
+const PATHS: &[(&str, &str, u64)] = &[
+    // (route as OpenAPI names it, method, count)
+    ("/api/v1/ids", "GET", 1),
+    ("/api/v1/ids", "POST", 1),
+    ("/api/v1/ids", "POST", 3),
+    ("/api/v1/ids", "GET", UNIT),
+    ("/api/v1/ids", "POST", UNIT + 1),
+    ("/api/v1/ids", "GET", 2 * CHUNK + 5),
+];
+
+fn paths() -> Vec<IssuingPath> {
+    let mut all = Vec::new();
+    for &(_, method, count) in PATHS {
+        for plain in [false, true] {
+            all.push(IssuingPath {
+                method: Method::from_bytes(method.as_bytes()).unwrap(),
+                count,
+                plain,
+            });
+        }
+    }
+    all
+}
+
+/// The chunks a request is made in: one for a request that fits a time
+/// unit, else as many as [`CHUNK`] needs.
+fn chunks(count: u64) -> u64 {
+    if count <= UNIT {
+        1
+    } else {
+        count.div_ceil(CHUNK)
+    }
+}
+
+/// When the right to issue ends, as seen from the source.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// Never: the control, every ID arrives.
+    Never,
+    /// On the n-th call to `current` (1-based), before it answers: that
+    /// call and every later one refuse.
+    AtCurrent(u64),
+    /// On the n-th call to `still_valid`: the generator already made the
+    /// IDs, and the check after them is the first to see the end.
+    AtCheck(u64),
+    /// When the test says so, between reading two frames of the body.
+    ByClient,
+}
+
+/// A source whose right to issue ends on cue, keeping account of the IDs
+/// the generator had made when the last check before the end passed: no
+/// client may see more than that.
+#[derive(Debug)]
+struct EndingSource {
+    generator: Arc<SharedGenerator>,
+    layout: Layout,
+    end: Mutex<End>,
+    ended: AtomicBool,
+    currents: AtomicU64,
+    checks: AtomicU64,
+    /// `issued` of the generator when a check last passed.
+    cleared: AtomicU64,
+}
+
+impl EndingSource {
+    fn new(end: End) -> Arc<Self> {
+        let generator = Arc::new(generator_on(Arc::new(SystemClock)));
+        Arc::new(EndingSource {
+            layout: generator.layout().clone(),
+            cleared: generator.stats().issued.into(),
+            generator,
+            end: Mutex::new(end),
+            ended: false.into(),
+            currents: 0.into(),
+            checks: 0.into(),
+        })
+    }
+
+    fn issued(&self) -> u64 {
+        self.generator.stats().issued
+    }
+
+    fn end_now(&self) {
+        self.ended.store(true, SeqCst);
+    }
+}
+
+impl IdSource for EndingSource {
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        self.generator.clock()
+    }
+
+    fn current(&self) -> Result<Arc<SharedGenerator>, Unavailable> {
+        let n = self.currents.fetch_add(1, SeqCst) + 1;
+        if matches!(*self.end.lock().unwrap(), End::AtCurrent(at) if at == n) {
+            self.end_now();
+        }
+        if self.ended.load(SeqCst) {
+            return Err(Unavailable::new("the lease ended"));
+        }
+        Ok(Arc::clone(&self.generator))
+    }
+
+    fn still_valid(&self, generator: &Arc<SharedGenerator>) -> bool {
+        let n = self.checks.fetch_add(1, SeqCst) + 1;
+        if matches!(*self.end.lock().unwrap(), End::AtCheck(at) if at == n) {
+            self.end_now();
+        }
+        if self.ended.load(SeqCst) || !Arc::ptr_eq(generator, &self.generator) {
+            return false;
+        }
+        self.cleared.store(self.issued(), SeqCst);
+        true
+    }
+
+    fn shutdown(self: Arc<Self>) -> snowflake_server::Shutdown {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// What a client received: the status, the body's bytes up to its end or
+/// its error, and whether it ended in an error.
+struct Received {
+    status: StatusCode,
+    body: Vec<u8>,
+    broken: bool,
+}
+
+/// Sends `request` and reads the body frame by frame; with [`End::ByClient`]
+/// the right to issue ends after the first frame arrived.
+async fn receive(source: &Arc<EndingSource>, request: Request<Body>, end: End) -> Received {
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status();
+    let mut body = response.into_body();
+    let mut bytes = Vec::new();
+    let mut broken = false;
+    while let Some(frame) = body.frame().await {
+        match frame {
+            Ok(frame) => {
+                if let Ok(data) = frame.into_data() {
+                    bytes.extend_from_slice(&data);
+                }
+                if matches!(end, End::ByClient) {
+                    source.end_now();
+                }
+            }
+            Err(_) => {
+                broken = true;
+                break;
+            }
+        }
+    }
+    Received {
+        status,
+        body: bytes,
+        broken,
+    }
+}
+
+/// The IDs in a (possibly cut-off) body of the IDs route, in `form`: one a
+/// line, or the strings of `{"layout":…,"ids":[…]}`; a last ID cut off
+/// mid-way is not counted.
+fn ids_in(body: &[u8], plain: bool, form: TextForm) -> Vec<Id> {
+    let text = String::from_utf8_lossy(body);
+    let tokens: Vec<&str> = if plain {
+        let complete = text.rfind('\n').map_or("", |end| &text[..end]);
+        complete.lines().collect()
+    } else {
+        let Some(start) = text.find("\"ids\":[") else {
+            return Vec::new();
+        };
+        let list = &text[start + 7..];
+        // Quoted tokens: every second piece between quotes, dropping one
+        // left open at a cut.
+        let pieces: Vec<&str> = list.split('"').collect();
+        let closed = pieces.len() - 1;
+        pieces[..closed]
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .copied()
+            .collect()
+    };
+    tokens
+        .into_iter()
+        .map(|t| {
+            form.parse(t)
+                .unwrap_or_else(|e| panic!("{t:?} is not {form:?}: {e}"))
+        })
+        .collect()
+}
+
+fn request(path: &IssuingPath, form: TextForm) -> Request<Body> {
+    let uri = format!("/api/v1/ids?count={}&format={}", path.count, form.name());
+    let mut request = Request::builder().method(path.method.clone()).uri(uri);
+    if path.plain {
+        request = request.header(header::ACCEPT, "text/plain");
+    }
+    request.body(Body::empty()).unwrap()
+}
+
+/// Every ending that can fall within a request of `count` IDs.
+fn endings(count: u64) -> Vec<End> {
+    let mut all = vec![End::Never, End::ByClient];
+    for n in 1..=chunks(count) {
+        all.push(End::AtCurrent(n));
+        all.push(End::AtCheck(n));
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_id_made_after_the_right_to_issue_ended_reaches_a_client() {
+    let mut cases = 0;
+    for path in paths() {
+        for form in TextForm::ALL {
+            for end in endings(path.count) {
+                let what = format!(
+                    "{} count={} plain={} {form:?}, ending {end:?}",
+                    path.method, path.count, path.plain
+                );
+                let source = EndingSource::new(end);
+                let before = source.issued();
+                let got = receive(&source, request(&path, form), end).await;
+                let ids = ids_in(&got.body, path.plain, form);
+                let cleared = source.cleared.load(SeqCst) - before;
+                assert!(
+                    ids.len() as u64 <= cleared,
+                    "{what}: {} IDs reached the client, only {cleared} were cleared \
+                     before the right to issue ended",
+                    ids.len()
+                );
+                assert!(
+                    ids.windows(2).all(|w| w[0] < w[1]),
+                    "{what}: not increasing"
+                );
+                let whole = got.status == StatusCode::OK && !got.broken;
+                match end {
+                    End::Never => {
+                        assert!(whole, "{what}: {}", got.status);
+                        assert_eq!(ids.len() as u64, path.count, "{what}");
+                    }
+                    // Ended before the first check passed: refused before
+                    // the answer started.
+                    End::AtCurrent(1) | End::AtCheck(1) => {
+                        assert_eq!(got.status, StatusCode::SERVICE_UNAVAILABLE, "{what}");
+                        assert!(ids.is_empty(), "{what}");
+                    }
+                    // Ended later: the client cannot take a cut-off stream
+                    // for a whole one.
+                    End::AtCurrent(_) | End::AtCheck(_) => {
+                        assert_eq!(got.status, StatusCode::OK, "{what}");
+                        assert!(got.broken, "{what}: a cut-off stream ended cleanly");
+                        assert!((ids.len() as u64) < path.count, "{what}");
+                    }
+                    // The first frame is the whole body of a request that
+                    // fits a time unit; a stream is cut off after the
+                    // chunks already cleared.
+                    End::ByClient => {
+                        if chunks(path.count) == 1 {
+                            assert!(whole, "{what}");
+                        } else if ids.len() as u64 != path.count {
+                            assert!(got.broken, "{what}: a cut-off stream ended cleanly");
+                        }
+                    }
+                }
+                cases += 1;
+            }
+        }
+    }
+    // Every path crossed with every form and ending (a table that shrank by
+    // accident would pass the loop above).
+    assert!(cases >= 6 * 2 * 5 * 4, "only {cases} cases ran");
+}
+
+/// Each check that ends the right to issue is reached: the endings above
+/// are not vacuous because a path never asks the source again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_chunk_is_checked_after_it_was_made() {
+    for path in paths() {
+        let source = EndingSource::new(End::Never);
+        let got = receive(&source, request(&path, TextForm::Decimal), End::Never).await;
+        assert_eq!(got.status, StatusCode::OK);
+        let n = chunks(path.count);
+        assert_eq!(
+            (source.currents.load(SeqCst), source.checks.load(SeqCst)),
+            (n, n),
+            "{} count={}: each of {n} chunks asks for the generator and checks after",
+            path.method,
+            path.count
+        );
+    }
+}
+
+/// Every operation of the OpenAPI document, tried once: those that made the
+/// generator issue are exactly the ones in [`PATHS`].
+#[tokio::test]
+async fn every_route_that_issues_is_in_the_matrix() {
+    let doc = get("/api/v1/openapi.json").await.json();
+    let mut issuing = BTreeSet::new();
+    for (path, operations) in doc["paths"].as_object().unwrap() {
+        for method in operations.as_object().unwrap().keys() {
+            let source = Standalone::new(generator_on(Arc::new(SystemClock)));
+            let router = app(Arc::new(AppState::new(source.clone())), &config());
+            let before = source.generator().stats().issued;
+            // Every required parameter at the document's own example.
+            let mut uri = path.replace("{id}", "4194439168");
+            let required: Vec<String> = operations[method]["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query" && p["required"] == true)
+                .map(|p| {
+                    let example = p["example"].as_str().unwrap_or_else(|| {
+                        panic!("{method} {path}: parameter {} has no example", p["name"])
+                    });
+                    format!("{}={example}", p["name"].as_str().unwrap())
+                })
+                .collect();
+            if !required.is_empty() {
+                uri = format!("{uri}?{}", required.join("&"));
+            }
+            let request = Request::builder()
+                .method(Method::from_bytes(method.to_uppercase().as_bytes()).unwrap())
+                .uri(&uri)
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(Body::from("4194439168"))
+                .unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            assert!(
+                response.status().is_success(),
+                "{method} {uri}: {}",
+                response.status()
+            );
+            response.into_body().collect().await.unwrap();
+            if source.generator().stats().issued != before {
+                issuing.insert((path.clone(), method.to_uppercase()));
+            }
+        }
+    }
+    let listed: BTreeSet<(String, String)> = PATHS
+        .iter()
+        .map(|(route, method, _)| (route.to_string(), method.to_string()))
+        .collect();
+    assert_eq!(
+        issuing, listed,
+        "the routes that issue IDs and the matrix's paths differ"
+    );
+    // The document's own word: the routes it says issue are these.
+    let declared: BTreeSet<(String, String)> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, ops)| {
+            ops.as_object()
+                .unwrap()
+                .iter()
+                .filter(|(_, op)| {
+                    op["tags"]
+                        .as_array()
+                        .is_some_and(|t| t.contains(&Value::from("ids")))
+                })
+                .filter(|(_, op)| op["responses"].get("503").is_some())
+                .map(|(m, _)| (path.clone(), m.to_uppercase()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        declared, listed,
+        "OpenAPI: routes answering 503 for want of a generator"
+    );
+}
