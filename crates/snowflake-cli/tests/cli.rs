@@ -1006,6 +1006,31 @@ fn a_clean_stream_exits_0_and_reads_the_named_form() {
         .stdout("line,id,timestamp_ms,time,datacenter,machine,sequence,error\n");
 }
 
+/// Bad input that a spreadsheet would evaluate comes out of `decode --csv`
+/// as text, and still makes the exit status 2.
+#[test]
+fn csv_output_neutralises_formulas() {
+    let out = snowflake()
+        .args(["decode", "--csv", "-"])
+        .write_stdin("=1+1 @SUM(A1) +2 -3 4194439168\n")
+        .assert()
+        .code(2)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let ids: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|row| row.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["\"'=1+1\"", "\"'@SUM(A1)\"", "\"'+2\"", "\"'-3\"", "4194439168"],
+        "{text}"
+    );
+}
+
 #[test]
 fn layout_all_reads_an_id_under_every_preset() {
     let out = stdout_of(&["decode", "--layout", "all", "175928847299117063"]);

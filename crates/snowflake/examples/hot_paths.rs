@@ -25,6 +25,7 @@ fn main() -> ExitCode {
     };
     let result = match op.as_str() {
         "next_id" => next_id(n),
+        "next_id_new_unit" => next_id_new_unit(n),
         "next_id_system" => next_id_system(n),
         "next_ids_4096" => next_ids(n),
         "compose" => compose(n),
@@ -50,7 +51,7 @@ fn main() -> ExitCode {
 #[allow(clippy::print_stderr)]
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: hot_paths next_id|next_id_system|next_ids_4096|compose|decode|parse|system_clock COUNT"
+        "usage: hot_paths next_id|next_id_new_unit|next_id_system|next_ids_4096|compose|decode|parse|system_clock COUNT"
     );
     ExitCode::from(2)
 }
@@ -74,6 +75,19 @@ fn next_id(n: u64) -> Result<(), snowflake::Error> {
         if i % 4096 == 4095 {
             clock.advance(1);
         }
+        black_box(generator.next_id()?);
+    }
+    Ok(())
+}
+
+/// `next_id` with the clock a millisecond on at every call: each call
+/// starts a new time unit, as in a service that issues fewer IDs than one a
+/// millisecond, where `next_id` takes this path every time.
+fn next_id_new_unit(n: u64) -> Result<(), snowflake::Error> {
+    let clock = ManualClock::new(START_MS);
+    let generator = generator(&clock)?;
+    for _ in 0..n {
+        clock.advance(1);
         black_box(generator.next_id()?);
     }
     Ok(())

@@ -231,13 +231,25 @@ impl Back<'_> {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
+/// The characters a spreadsheet takes, at the start of a cell, as the start
+/// of a formula (OWASP's list for CSV injection).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A CSV text field: quoted when it holds a comma, a quote or a line break,
+/// and neutralised when it starts like a formula (`=1+1`, `@SUM(A1)`):
+/// quoted, with a `'` before it, which spreadsheets show as text and do not
+/// evaluate. Every cell that carries text from the input goes through here;
+/// the numeric columns are the service's own numbers.
 fn csv_field(row: &mut Vec<u8>, text: &str) {
-    if !text.contains([',', '"', '\n', '\r']) {
+    let formula = text.starts_with(FORMULA_STARTS);
+    if !formula && !text.contains([',', '"', '\n', '\r']) {
         row.extend_from_slice(text.as_bytes());
         return;
     }
     row.push(b'"');
+    if formula {
+        row.push(b'\'');
+    }
     for byte in text.bytes() {
         if byte == b'"' {
             row.push(b'"');
@@ -301,5 +313,25 @@ mod tests {
         row.clear();
         csv_field(&mut row, "plain");
         assert_eq!(row, b"plain");
+    }
+
+    /// Input a spreadsheet would run as a formula is written as text.
+    #[test]
+    fn csv_neutralises_what_a_spreadsheet_would_evaluate() {
+        for (input, cell) in [
+            ("=1+1", "\"'=1+1\""),
+            ("+cmd|'/c calc'!A0", "\"'+cmd|'/c calc'!A0\""),
+            ("-2+3", "\"'-2+3\""),
+            ("@SUM(A1)", "\"'@SUM(A1)\""),
+            ("\t=1", "\"'\t=1\""),
+            ("\r=1", "\"'\r=1\""),
+            ("=HYPERLINK(\"x\",\"y\")", "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\""),
+            ("1=1", "1=1"),
+            ("0x10", "0x10"),
+        ] {
+            let mut row = Vec::new();
+            csv_field(&mut row, input);
+            assert_eq!(String::from_utf8(row).unwrap(), cell, "{input:?}");
+        }
     }
 }

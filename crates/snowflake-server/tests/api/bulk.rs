@@ -163,3 +163,35 @@ async fn bulk_decode_refuses_what_it_cannot_read() {
         "too large",
     );
 }
+
+/// Input a spreadsheet would evaluate comes back in the CSV as text: quoted,
+/// after a `'`, in the input column.
+#[tokio::test]
+async fn bulk_decode_csv_neutralises_formulas() {
+    let reply = post(
+        "/api/v1/decode",
+        "text/plain",
+        "text/csv",
+        "=1+1\n+cmd|'/c'!A0\n@SUM(A1)\n-2+3\n4194439168\n",
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let text = reply.text();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    for (row, cell) in rows.iter().zip([
+        "\"'=1+1\"",
+        "\"'+cmd|'/c'!A0\"",
+        "\"'@SUM(A1)\"",
+        "\"'-2+3\"",
+        "4194439168",
+    ]) {
+        let id_column = row.split_once(',').unwrap().1;
+        assert!(id_column.starts_with(cell), "{row}");
+    }
+    // No cell of the answer starts like a formula.
+    for row in &rows {
+        for cell in row.split(',') {
+            assert!(!cell.starts_with(['=', '+', '@']), "{row}");
+        }
+    }
+}
