@@ -22,7 +22,7 @@ use tokio::time::Sleep;
 use tower::{Layer, Service};
 
 use crate::config::Config;
-use crate::host::{host_name, host_of, is_loopback_name};
+use crate::host::{has_two_hosts, host_name, host_of, is_loopback_name};
 use crate::problem::{self, Problem};
 use crate::state::AppState;
 use crate::telemetry::{RouteMemo, UNMATCHED};
@@ -65,10 +65,17 @@ impl Edge {
         }
     }
 
-    /// A refusal for a `Host` that is not this service's, or `None`. A page
-    /// on another site that rebinds its DNS name to 127.0.0.1 reaches a
+    /// A refusal for a request whose host is ambiguous (two `Host`
+    /// headers: 400) or not this service's (421), or `None`. A page on
+    /// another site that rebinds its DNS name to 127.0.0.1 reaches a
     /// loopback service under its own name, which this catches.
     fn wrong_host(&self, request: &Request<Body>) -> Option<Response> {
+        if has_two_hosts(request) {
+            let detail = "the request has more than one Host header; send exactly one";
+            return Some(
+                Problem::new(StatusCode::BAD_REQUEST, "two-hosts", detail).into_response(),
+            );
+        }
         if !self.loopback_hosts_only {
             return None;
         }

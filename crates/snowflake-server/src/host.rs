@@ -7,13 +7,32 @@ use std::net::{IpAddr, Ipv6Addr};
 use axum::body::Body;
 use axum::http::{Request, header};
 
-/// The `Host` header, or the authority of an HTTP/2 request.
+/// The host a request names: the authority of its target when it has one
+/// (an HTTP/1 target in absolute form, `GET http://host/path`, or an HTTP/2
+/// request's `:authority`), else its `Host` header. RFC 9112, section
+/// 3.2.2: a target in absolute form overrides the `Host` header, so a
+/// check of the header alone would let `GET http://evil.example/` with
+/// `Host: 127.0.0.1` through.
 pub(crate) fn host_of(request: &Request<Body>) -> Option<&str> {
+    match request.uri().authority() {
+        Some(authority) => Some(authority.as_str()),
+        None => request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok()),
+    }
+}
+
+/// Whether a request carries more than one `Host` header, which RFC 9112
+/// (section 3.2) answers with 400: which one counts is ambiguous, and two
+/// parties reading different ones is how requests are smuggled.
+pub(crate) fn has_two_hosts(request: &Request<Body>) -> bool {
     request
         .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+        .get_all(header::HOST)
+        .iter()
+        .nth(1)
+        .is_some()
 }
 
 /// `host` without its port: `[::1]:8080` → `[::1]`, `localhost:80` → `localhost`.

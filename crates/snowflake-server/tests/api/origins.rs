@@ -167,3 +167,61 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
     .await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// The host that counts is the target's when the target is in absolute
+/// form (RFC 9112, 3.2.2), so a foreign name cannot hide behind a loopback
+/// `Host` header; two `Host` headers are refused whatever the address.
+#[tokio::test]
+async fn an_absolute_target_or_two_hosts_cannot_sneak_past_the_host_check() {
+    let loopback = Config {
+        loopback_hosts_only: true,
+        ..config()
+    };
+    let router = app(Arc::new(AppState::new(standalone())), &loopback);
+    let (status, body) = text_of(
+        &router,
+        with_headers(
+            Method::GET,
+            "http://evil.example/api/v1/ids",
+            &[("host", "127.0.0.1")],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{body}");
+    assert!(body.contains("evil.example"), "{body}");
+    let (status, body) = text_of(
+        &router,
+        with_headers(
+            Method::GET,
+            "http://127.0.0.1:8080/api/v1/ids",
+            &[("host", "evil.example")],
+        ),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the target's own host counts: {body}"
+    );
+    for config in [loopback, config()] {
+        let router = app(Arc::new(AppState::new(standalone())), &config);
+        let (status, body) = text_of(
+            &router,
+            with_headers(
+                Method::GET,
+                "/api/v1/ids",
+                &[("host", "127.0.0.1"), ("host", "evil.example")],
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert!(
+            v["detail"]
+                .as_str()
+                .unwrap()
+                .contains("more than one Host header"),
+            "{body}"
+        );
+    }
+}
