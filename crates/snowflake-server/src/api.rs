@@ -28,6 +28,7 @@ const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];
 pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
     // The limits ride in the handler, not in request extensions: no
     // allocation per request on the one-ID path.
+    let bulk = crate::bulk_api::routes(Arc::clone(&limits));
     let issue = move |State(state): State<Arc<AppState>>, plain: WantsPlain, query: QueryParams| {
         ids(state, &limits, plain, query)
     };
@@ -37,7 +38,7 @@ pub fn router(limits: Arc<Limits>) -> Router<Arc<AppState>> {
         .route("/api/v1/bounds", get(bounds))
         .route("/api/v1/layouts", get(layouts))
         .route("/api/v1/ids", get(issue.clone()).post(issue).head(no_head))
-        .merge(crate::bulk_api::routes())
+        .merge(bulk)
 }
 
 /// Whether a request for IDs asks for one per line (`Accept: text/plain`

@@ -3,14 +3,20 @@
 //! as JSON, NDJSON or CSV by `Accept`. The records are the ones `snowflake
 //! decode -` writes, from the same code in [`crate::bulk`].
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use snowflake::{Id, Layout, TextForm};
+use tokio::time::Instant;
 
-use crate::bulk::{self, Format, Records, StreamError};
+use crate::bulk::{Decoder, Format, Records, StreamError, Tokens};
+use crate::chunks::{self, ChunkSender};
+use crate::issue::Limits;
 use crate::params::{QueryParams, layout_of, only, text_form};
 use crate::problem::Problem;
+use crate::state::AppState;
 
 /// The most IDs one request may hold.
 pub const MAX_BULK: u64 = 10_000;
@@ -73,6 +79,7 @@ fn too_many() -> Problem {
         (status = 413, description = "more than 10000 IDs, or a body over the size limit", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn decode_many(
+    limits: Arc<Limits>,
     headers: HeaderMap,
     QueryParams(params): QueryParams,
     body: Bytes,
@@ -81,17 +88,14 @@ pub async fn decode_many(
     let layout = layout_of(&params)?;
     let form = text_form(&params)?;
     let (format, content_type) = format_of(&headers);
-    let json = is_json(&headers);
-    // Ten thousand breakdowns take milliseconds: off the async workers.
-    let body = tokio::task::spawn_blocking(move || records(&layout, form, format, json, &body))
-        .await
-        .map_err(|_| {
-            Problem::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "internal server error",
-            )
-        })??;
+    let input = Input::read(is_json(&headers), body)?;
+    let deadline = Instant::now() + limits.request_timeout;
+    let (tx, body) = chunks::channel(deadline);
+    tokio::spawn(async move {
+        if let Err(err) = answer(&tx, &layout, form, format, &input).await {
+            tracing::warn!(error = %err, "a bulk decode answer stopped early");
+        }
+    });
     Ok((
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
@@ -102,53 +106,98 @@ pub async fn decode_many(
         .into_response())
 }
 
-fn records(
+/// A request's IDs, checked before the answer starts: a JSON array of
+/// strings of at most [`MAX_BULK`], or text holding at most as many.
+enum Input {
+    Json(Vec<String>),
+    Text(Bytes),
+}
+
+impl Input {
+    fn read(json: bool, body: Bytes) -> Result<Input, Problem> {
+        if json {
+            let items: Vec<String> = serde_json::from_slice(&body).map_err(|err| {
+                Problem::bad_request(
+                    "body",
+                    format!("the body is not a JSON array of strings: {err}"),
+                )
+            })?;
+            if items.len() as u64 > MAX_BULK {
+                return Err(too_many());
+            }
+            return Ok(Input::Json(items));
+        }
+        let mut tokens = Tokens::new(&body[..]);
+        let mut count = 0u64;
+        while tokens.next_token().map_err(|_| internal())?.is_some() {
+            count += 1;
+            if count > MAX_BULK {
+                return Err(too_many());
+            }
+        }
+        Ok(Input::Text(body))
+    }
+}
+
+/// The records of `input`, handed to `tx` a piece at a time as the client
+/// takes them. What stays in memory for a client that reads nothing is its
+/// input, the piece waiting and the piece being written.
+async fn answer(
+    tx: &ChunkSender,
     layout: &Layout,
     form: Option<TextForm>,
     format: Format,
-    json: bool,
-    body: &[u8],
-) -> Result<Vec<u8>, Problem> {
-    let internal = |_| {
-        Problem::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "internal server error",
-        )
-    };
+    input: &Input,
+) -> Result<(), StreamError> {
     let output = form.unwrap_or(TextForm::Decimal);
-    let mut records = Records::new(Vec::with_capacity(body.len() * 8), layout, format, output)
-        .map_err(internal)?;
-    if json {
-        let items: Vec<String> = serde_json::from_slice(body).map_err(|err| {
-            Problem::bad_request(
-                "body",
-                format!("the body is not a JSON array of strings: {err}"),
-            )
-        })?;
-        if items.len() as u64 > MAX_BULK {
-            return Err(too_many());
-        }
-        for (line, item) in (1..).zip(&items) {
-            let text = item.trim();
-            match Id::parse_as(text, form).and_then(|id| layout.decode(id)) {
-                Ok(decoded) => records.ok(line, &decoded),
-                Err(err) => records.bad(line, text, &err),
+    let mut records = Records::gathering(Vec::new(), layout, format, output, PIECE)?;
+    let send = async |records: &mut Records<'_, Vec<u8>>| -> Result<bool, StreamError> {
+        Ok(tx.send(Bytes::from(records.drain()?), false).await)
+    };
+    match input {
+        Input::Json(items) => {
+            for (line, item) in (1..).zip(items) {
+                let text = item.trim();
+                match Id::parse_as(text, form).and_then(|id| layout.decode(id)) {
+                    Ok(decoded) => records.ok(line, &decoded)?,
+                    Err(err) => records.bad(line, text, &err)?,
+                }
+                if records.pending() >= PIECE && !send(&mut records).await? {
+                    return Ok(());
+                }
             }
-            .map_err(internal)?;
         }
-    } else {
-        bulk::decode_stream(body, form, Some(MAX_BULK), &mut records, |_, _, _| Ok(())).map_err(
-            |err| match err {
-                StreamError::TooMany { .. } => too_many(),
-                StreamError::Io(err) => internal(err),
-            },
-        )?;
+        Input::Text(body) => {
+            let mut decoder = Decoder::new(&body[..], form, Some(MAX_BULK));
+            while decoder.next(&mut records, |_, _, _| Ok(()))? {
+                if records.pending() >= PIECE && !send(&mut records).await? {
+                    return Ok(());
+                }
+            }
+        }
     }
-    records.finish().map_err(internal)
+    tx.send(Bytes::from(records.finish()?), true).await;
+    Ok(())
 }
 
-/// The route, for [`crate::api::router`] to merge.
-pub fn routes<S: Clone + Send + Sync + 'static>() -> axum::Router<S> {
-    axum::Router::new().route("/api/v1/decode", axum::routing::post(decode_many))
+/// The size of a piece of the answer.
+const PIECE: usize = 16 * 1024;
+
+fn internal() -> Problem {
+    Problem::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "internal server error",
+    )
+}
+
+/// The route, for [`crate::api::router`] to merge; `limits` give the time a
+/// client has to read the answer.
+pub fn routes(limits: Arc<Limits>) -> axum::Router<Arc<AppState>> {
+    axum::Router::new().route(
+        "/api/v1/decode",
+        axum::routing::post(move |headers: HeaderMap, query: QueryParams, body: Bytes| {
+            decode_many(Arc::clone(&limits), headers, query, body)
+        }),
+    )
 }

@@ -1,21 +1,19 @@
 //! IDs into response bodies: a small request at once, a large one as a
 //! stream of chunks made as the client reads.
 //!
-//! A large body is never built whole. Built whole, 400 clients that ask for
-//! 100,000 IDs each and read nothing held 2.2 MB apiece; streamed, each holds
-//! about two chunks, and the IDs of a client that left are never made.
+//! A large body is never built whole: streamed ([`crate::chunks`]), a
+//! client that reads nothing holds about two chunks, and the IDs of a
+//! client that left are never made.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use http_body::Frame;
 use snowflake::{Id, IdBatch, TextForm};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use crate::chunks;
 use crate::config::Config;
 use crate::problem::Problem;
 use snowflake::SharedGenerator;
@@ -210,19 +208,17 @@ pub(crate) async fn streamed<S: MakeChunk>(
     if size == count {
         return Ok(Body::from(head));
     }
-    // One chunk waits in the channel while the next is made: a reader that
-    // keeps up never waits for the generator, and a stalled one holds two.
-    let (tx, rx) = mpsc::channel::<(Bytes, bool)>(1);
+    let (tx, body) = chunks::channel(deadline);
     let source = Arc::clone(source);
     let large = Arc::clone(large);
     tokio::spawn(async move {
-        if tx.send((head, false)).await.is_err() {
+        if !tx.send(head, false).await {
             return;
         }
         let mut left = count - size;
         while left > 0 {
             // The client left: stop before making IDs nobody receives.
-            if tx.is_closed() || Instant::now() >= deadline {
+            if tx.abandoned() {
                 return;
             }
             let size = left.min(CHUNK_IDS);
@@ -234,51 +230,12 @@ pub(crate) async fn streamed<S: MakeChunk>(
                     return;
                 }
             };
-            match tokio::time::timeout_at(deadline, tx.send((made, left == 0))).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) | Err(_) => return,
+            if !tx.send(made, left == 0).await {
+                return;
             }
         }
     });
-    Ok(Body::new(IdStream {
-        rx,
-        finished: false,
-    }))
-}
-
-/// A streamed body: chunks from the producer task; a channel that closes
-/// before the last chunk is an error, so hyper aborts the response.
-struct IdStream {
-    rx: mpsc::Receiver<(Bytes, bool)>,
-    finished: bool,
-}
-
-impl http_body::Body for IdStream {
-    type Data = Bytes;
-    type Error = std::io::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
-        if self.finished {
-            return Poll::Ready(None);
-        }
-        match self.rx.poll_recv(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(Some((bytes, last))) => {
-                self.finished = last;
-                Poll::Ready(Some(Ok(Frame::data(bytes))))
-            }
-            Poll::Ready(None) => Poll::Ready(Some(Err(std::io::Error::other(
-                "the ID stream stopped before the last ID",
-            )))),
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.finished
-    }
+    Ok(body)
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ mod api;
 mod app;
 pub mod bulk;
 mod bulk_api;
+mod chunks;
 mod config;
 mod edge;
 mod health;

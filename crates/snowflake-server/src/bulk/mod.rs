@@ -101,6 +101,8 @@ impl From<StreamError> for io::Error {
 /// read in `form`, or as [`Id::parse`] reads them (decimal, `0x` hex). `on_bad`
 /// hears of each bad one as well (the CLI's text output reports them on
 /// stderr); it may fail the stream by returning an error.
+///
+/// [`Id::parse`]: snowflake::Id::parse
 pub fn decode_stream<R: BufRead, W: Write>(
     input: R,
     form: Option<TextForm>,
@@ -108,29 +110,69 @@ pub fn decode_stream<R: BufRead, W: Write>(
     records: &mut Records<'_, W>,
     mut on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
 ) -> Result<Counts, StreamError> {
-    let mut tokens = Tokens::new(input);
-    let mut counts = Counts::default();
-    while let Some(token) = tokens.next_token()? {
-        if limit.is_some_and(|limit| counts.ok + counts.bad >= limit) {
-            return Err(StreamError::TooMany {
-                limit: limit.unwrap_or(0),
-            });
+    let mut decoder = Decoder::new(input, form, limit);
+    while decoder.next(records, &mut on_bad)? {}
+    Ok(decoder.counts())
+}
+
+/// [`decode_stream`] one ID at a time, for a caller that hands the records
+/// on in pieces (the API's answer, made as the client reads).
+#[derive(Debug)]
+pub struct Decoder<R> {
+    tokens: Tokens<R>,
+    form: Option<TextForm>,
+    limit: Option<u64>,
+    counts: Counts,
+}
+
+impl<R: BufRead> Decoder<R> {
+    /// A decoder of the IDs in `input`, read in `form`, at most `limit`.
+    pub fn new(input: R, form: Option<TextForm>, limit: Option<u64>) -> Self {
+        Decoder {
+            tokens: Tokens::new(input),
+            form,
+            limit,
+            counts: Counts::default(),
+        }
+    }
+
+    /// Writes the next ID's record; `false` once the input has no more.
+    pub fn next<W: Write>(
+        &mut self,
+        records: &mut Records<'_, W>,
+        mut on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
+    ) -> Result<bool, StreamError> {
+        let Some(token) = self.tokens.next_token()? else {
+            return Ok(false);
+        };
+        if let Some(limit) = self.limit
+            && self.counts.ok + self.counts.bad >= limit
+        {
+            return Err(StreamError::TooMany { limit });
         }
         let line = token.line;
-        match token.id(form).and_then(|id| records.layout().decode(id)) {
+        match token
+            .id(self.form)
+            .and_then(|id| records.layout().decode(id))
+        {
             Ok(decoded) => {
-                counts.ok += 1;
+                self.counts.ok += 1;
                 records.ok(line, &decoded)?;
             }
             Err(err) => {
-                counts.bad += 1;
+                self.counts.bad += 1;
                 let input = token.input();
                 records.bad(line, &input, &err)?;
                 on_bad(line, &input, &err)?;
             }
         }
+        Ok(true)
     }
-    Ok(counts)
+
+    /// The records written so far, good and bad.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
 }
 
 #[cfg(test)]

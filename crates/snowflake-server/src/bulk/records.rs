@@ -50,6 +50,8 @@ pub struct Records<'l, W: Write> {
     /// Where [`Records::csv_row`] builds one row; it grows to the longest
     /// row of the widest layout seen, once.
     scratch: Vec<u8>,
+    /// Rows go to `out` once this many bytes gathered.
+    flush_at: usize,
 }
 
 impl<'l, W: Write> Records<'l, W> {
@@ -57,14 +59,28 @@ impl<'l, W: Write> Records<'l, W> {
     /// the CSV's `id` column are written in `form` (the JSON records carry
     /// every form).
     pub fn new(out: W, layout: &'l Layout, format: Format, form: TextForm) -> io::Result<Self> {
+        Records::gathering(out, layout, format, form, FLUSH_AT)
+    }
+
+    /// [`Records::new`], handing rows to `out` once `flush_at` bytes of them
+    /// gathered: less than [`Records::new`]'s 64 KiB for a caller that
+    /// passes them on in small pieces ([`Records::drain`]).
+    pub fn gathering(
+        out: W,
+        layout: &'l Layout,
+        format: Format,
+        form: TextForm,
+        flush_at: usize,
+    ) -> io::Result<Self> {
         let mut records = Records {
             out,
             layout,
             format,
             form,
             written: 0,
-            row: Vec::with_capacity(FLUSH_AT + 4096),
+            row: Vec::with_capacity(flush_at + 4096),
             scratch: Vec::new(),
+            flush_at,
         };
         match format {
             Format::Csv => {
@@ -188,11 +204,31 @@ impl<'l, W: Write> Records<'l, W> {
     /// Rows gather in one buffer that goes to the writer when it fills, so
     /// that the writer needs no buffer of its own and a row is copied once.
     fn flush_if_full(&mut self) -> io::Result<()> {
-        if self.row.len() >= FLUSH_AT {
+        if self.row.len() >= self.flush_at {
             self.out.write_all(&self.row)?;
             self.row.clear();
         }
         Ok(())
+    }
+
+    /// Bytes written and not yet taken by [`Records::drain`]: at most
+    /// about the `flush_at` the records were made with, plus a row.
+    pub fn pending(&self) -> usize
+    where
+        W: AsRef<[u8]>,
+    {
+        self.out.as_ref().len() + self.row.len()
+    }
+
+    /// Everything written so far, taken out: the output continues where it
+    /// left off.
+    pub fn drain(&mut self) -> io::Result<W>
+    where
+        W: Default,
+    {
+        self.out.write_all(&self.row)?;
+        self.row.clear();
+        Ok(std::mem::take(&mut self.out))
     }
 
     /// Ends the output (the JSON array's `]`), flushes and hands the writer back.
@@ -325,7 +361,10 @@ mod tests {
             ("@SUM(A1)", "\"'@SUM(A1)\""),
             ("\t=1", "\"'\t=1\""),
             ("\r=1", "\"'\r=1\""),
-            ("=HYPERLINK(\"x\",\"y\")", "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\""),
+            (
+                "=HYPERLINK(\"x\",\"y\")",
+                "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\"",
+            ),
             ("1=1", "1=1"),
             ("0x10", "0x10"),
         ] {

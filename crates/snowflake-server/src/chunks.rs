@@ -1,0 +1,130 @@
+//! A response body made as the client reads it: a producer task sends
+//! chunks through a channel that holds one, so a client that stops reading
+//! holds at most the chunk waiting and the one being made, and a producer
+//! whose client left stops at its next send.
+//!
+//! The body ends in an error, never cleanly, when the producer stops before
+//! its last chunk (the client was too slow, the right to issue ended, the
+//! request's time ran out): hyper then aborts the response, so a client
+//! cannot take a cut-off answer for a whole one.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
+use http_body::Frame;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// The producer's end: sends each chunk, saying whether it is the last.
+pub(crate) struct ChunkSender {
+    tx: mpsc::Sender<(Bytes, bool)>,
+    deadline: Instant,
+}
+
+impl ChunkSender {
+    /// Sends `chunk`, waiting for the client to take the one before it, but
+    /// not past the deadline. `false`: the client left or was too slow, and
+    /// the producer must stop.
+    pub(crate) async fn send(&self, chunk: Bytes, last: bool) -> bool {
+        matches!(
+            tokio::time::timeout_at(self.deadline, self.tx.send((chunk, last))).await,
+            Ok(Ok(()))
+        )
+    }
+
+    /// Whether the client is gone or its time is up: nothing more it would
+    /// receive is worth making.
+    pub(crate) fn abandoned(&self) -> bool {
+        self.tx.is_closed() || Instant::now() >= self.deadline
+    }
+}
+
+/// A channel for a body whose client must have read it all by `deadline`.
+pub(crate) fn channel(deadline: Instant) -> (ChunkSender, Body) {
+    let (tx, rx) = mpsc::channel(1);
+    (
+        ChunkSender { tx, deadline },
+        Body::new(ChunkStream {
+            rx,
+            finished: false,
+        }),
+    )
+}
+
+/// The body: chunks from the producer; a channel that closes before the
+/// last chunk is an error.
+struct ChunkStream {
+    rx: mpsc::Receiver<(Bytes, bool)>,
+    finished: bool,
+}
+
+impl http_body::Body for ChunkStream {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        if self.finished {
+            return Poll::Ready(None);
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some((bytes, last))) => {
+                self.finished = last;
+                Poll::Ready(Some(Ok(Frame::data(bytes))))
+            }
+            Poll::Ready(None) => Poll::Ready(Some(Err(std::io::Error::other(
+                "the answer stopped before its end",
+            )))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use http_body_util::BodyExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_producer_that_stops_early_ends_the_body_in_an_error() {
+        let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
+        tokio::spawn(async move {
+            assert!(tx.send(Bytes::from_static(b"one"), false).await);
+        });
+        let mut body = body;
+        let first = body.frame().await.unwrap().unwrap();
+        assert_eq!(first.into_data().unwrap(), "one");
+        assert!(body.frame().await.unwrap().is_err());
+    }
+
+    #[tokio::test]
+    async fn the_last_chunk_ends_the_body_cleanly() {
+        let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
+        tokio::spawn(async move {
+            assert!(tx.send(Bytes::from_static(b"a"), false).await);
+            assert!(tx.send(Bytes::from_static(b"b"), true).await);
+        });
+        assert_eq!(body.collect().await.unwrap().to_bytes(), "ab");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_does_not_read_by_the_deadline_stops_the_producer() {
+        let (tx, body) = channel(Instant::now() + Duration::from_millis(100));
+        // One chunk fits in the channel; the second waits for a reader that
+        // never comes, until the deadline.
+        assert!(tx.send(Bytes::from_static(b"a"), false).await);
+        assert!(!tx.send(Bytes::from_static(b"b"), false).await);
+        assert!(tx.abandoned());
+        drop(body);
+    }
+}
