@@ -493,6 +493,11 @@ pub struct ServeArgs {
         value_parser = origin
     )]
     pub cors_origins: Vec<String>,
+    /// Speak HTTP/2 (cleartext, prior knowledge) beside HTTP/1.1: off by
+    /// default, since no browser uses it without TLS and each connection
+    /// may then hold 8 requests' worth of memory.
+    #[arg(long, env = "SNOWFLAKE_HTTP2")]
+    pub http2: bool,
     /// A host name to answer to besides loopback ones when listening on
     /// loopback (a name in /etc/hosts, say); repeat for more.
     #[arg(

@@ -41,6 +41,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         cors_origins: args.cors_origins.clone(),
         loopback_hosts_only: false,
         allowed_hosts: args.allowed_hosts.clone(),
+        http2: args.http2,
     };
     init_logging(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -38,6 +38,15 @@ pub struct Config {
     /// Host names accepted besides loopback ones, when
     /// [`loopback_hosts_only`](Config::loopback_hosts_only) is on.
     pub allowed_hosts: Vec<String>,
+    /// Whether to speak HTTP/2 (cleartext, with prior knowledge) beside
+    /// HTTP/1.1. Off by default: no browser speaks HTTP/2 without TLS, and
+    /// each HTTP/2 connection can hold [`Config::HTTP2_MAX_STREAMS`]
+    /// requests' worth of memory where an HTTP/1 one holds one. On, each
+    /// connection has at most that many streams, each at most
+    /// [`Config::MAX_BUFFER`] bytes queued, and a connection with no stream
+    /// open is closed at the header timeout whatever control frames
+    /// (PING, SETTINGS) it sends.
+    pub http2: bool,
 }
 
 impl Config {
@@ -55,6 +64,13 @@ impl Config {
     pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
     /// The default time requests in flight get after a shutdown signal.
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The most a connection buffers each way (an HTTP/2 stream: each of
+    /// its streams): request headers beyond it are refused, and a response
+    /// waits for the client once this much of it is queued.
+    pub const MAX_BUFFER: usize = 64 * 1024;
+    /// Streams an HTTP/2 connection may have open at once; more are refused
+    /// until one ends.
+    pub const HTTP2_MAX_STREAMS: u32 = 8;
 }
 
 impl Default for Config {
@@ -70,6 +86,7 @@ impl Default for Config {
             cors_origins: Vec::new(),
             loopback_hosts_only: false,
             allowed_hosts: Vec::new(),
+            http2: false,
         }
     }
 }

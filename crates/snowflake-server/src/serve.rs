@@ -6,14 +6,22 @@
 //! as long as its client liked. Here every connection has a header timeout,
 //! an idle timeout, a place under a cap, and a deadline at shutdown.
 
+use std::convert::Infallible;
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
+use axum::http::Version;
+use axum::response::Response;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
+use pin_project_lite::pin_project;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
@@ -22,12 +30,12 @@ use tower::Service;
 use crate::config::Config;
 use crate::source::IdSource;
 use crate::state::AppState;
-use crate::watchdog::{Activity, HeaderTimer, Verdict, Watched};
+use crate::watchdog::{Activity, HeaderTimer, StreamGuard, Tracked, Verdict, Watched};
 
 /// The most a connection buffers, each way: request headers beyond it are
 /// refused (431), and a response waits for the client once this much is
 /// queued, which bounds what a client that stops reading costs.
-const MAX_BUF: usize = 64 * 1024;
+const MAX_BUF: usize = Config::MAX_BUFFER;
 
 /// Why the service stopped with an error.
 #[derive(Debug)]
@@ -172,6 +180,7 @@ async fn accept(
                 idle: config.idle_timeout,
                 header: config.header_timeout,
             },
+            config.http2,
             closing_rx.clone(),
             permit,
         ));
@@ -205,10 +214,11 @@ async fn connection(
     stream: TcpStream,
     router: Router,
     timeouts: Timeouts,
+    http2: bool,
     mut closing: watch::Receiver<bool>,
     _slot: OwnedSemaphorePermit,
 ) {
-    let activity = Arc::new(Activity::new());
+    let activity = Arc::new(Activity::new(timeouts.header));
     // A builder per connection, since each has its own header timer; it
     // costs two small allocations a connection, against the tokio sleep a
     // shared timer made and boxed for every request.
@@ -218,12 +228,27 @@ async fn connection(
         .timer(HeaderTimer(Arc::clone(&activity)))
         .header_read_timeout(timeouts.header)
         .max_buf_size(MAX_BUF);
-    builder.http2().timer(TokioTimer::new());
+    if http2 {
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_concurrent_streams(Config::HTTP2_MAX_STREAMS)
+            .max_send_buf_size(MAX_BUF)
+            .initial_stream_window_size(MAX_BUF as u32)
+            .initial_connection_window_size(4 * MAX_BUF as u32);
+    } else {
+        builder = builder.http1_only();
+    }
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
     let seen = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         seen.headers_in();
-        router.clone().call(request)
+        // An HTTP/2 stream is open until its answer's body is done.
+        let guard = (request.version() == Version::HTTP_2).then(|| seen.open_stream());
+        Routed {
+            inner: router.clone().call(request),
+            guard,
+        }
     });
     let served = builder.serve_connection(io, service);
     tokio::pin!(served);
@@ -254,6 +279,29 @@ async fn connection(
                 return;
             }
         }
+    }
+}
+
+pin_project! {
+    /// The route's answer; on HTTP/2, with its body tracked so that its
+    /// stream counts as open until the body is done.
+    struct Routed<F> {
+        #[pin]
+        inner: F,
+        guard: Option<StreamGuard>,
+    }
+}
+
+impl<F: Future<Output = Result<Response, Infallible>>> Future for Routed<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let answer = ready!(this.inner.poll(cx));
+        Poll::Ready(answer.map(|response| match this.guard.take() {
+            None => response,
+            Some(guard) => response.map(|body| Body::new(Tracked::new(body, guard))),
+        }))
     }
 }
 

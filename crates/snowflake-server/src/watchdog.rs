@@ -2,6 +2,18 @@
 //! moved for the idle timeout, or whose request headers have not all come
 //! by their deadline.
 //!
+//! A new connection must send its first request's headers within the
+//! header timeout too: the deadline is set when the connection begins, so
+//! a client that connects and says nothing, or sends half an HTTP/2
+//! preface, holds its place no longer than a slow one.
+//!
+//! HTTP/2 moves bytes that are not requests (PING, SETTINGS, WINDOW_UPDATE
+//! frames), so on an HTTP/2 connection bytes do not count: what counts is
+//! its streams. While none is open, the connection waits for a request
+//! under the header deadline, as a kept-alive HTTP/1 connection does; while
+//! some are open, it is idle when none of their answers moved for the idle
+//! timeout.
+//!
 //! The header deadline is hyper's (its `header_read_timeout`, which also
 //! bounds the wait for the next request on a kept-alive connection), but
 //! kept here rather than in tokio's timer: hyper asks its timer for a new
@@ -15,10 +27,11 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use axum::body::{Body, Bytes};
 use hyper::rt::{Sleep, Timer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -35,9 +48,19 @@ pub(crate) struct Activity {
     /// Reads and writes that moved bytes: a count rather than a time, so
     /// the hot path reads no clock.
     moves: AtomicU64,
-    /// The header deadline hyper set, in microseconds since `began` plus
-    /// one; 0 while none is set.
+    /// The header deadline (hyper's, or ours while an HTTP/2 connection
+    /// has no stream open), in microseconds since `began` plus one; 0 while
+    /// none is set.
     header_deadline: AtomicU64,
+    /// The header timeout, for the deadlines set here.
+    header_timeout: Duration,
+    /// Set once the connection turned out to speak HTTP/2.
+    http2: AtomicBool,
+    /// HTTP/2 streams open: requests in the route or answers being sent.
+    streams: AtomicU64,
+    /// Streams opened and frames of answers sent, on HTTP/2: what counts
+    /// as activity there instead of bytes.
+    progress: AtomicU64,
 }
 
 /// Why the watchdog gave up on a connection.
@@ -50,12 +73,44 @@ pub(crate) enum Verdict {
 }
 
 impl Activity {
-    pub(crate) fn new() -> Self {
-        Activity {
-            began: Instant::now(),
+    /// A connection that began now and must send its first request's
+    /// headers within `header_timeout`.
+    pub(crate) fn new(header_timeout: Duration) -> Self {
+        let began = Instant::now();
+        let activity = Activity {
+            began,
             moves: AtomicU64::new(0),
             header_deadline: AtomicU64::new(0),
-        }
+            header_timeout,
+            http2: AtomicBool::new(false),
+            streams: AtomicU64::new(0),
+            progress: AtomicU64::new(0),
+        };
+        activity.arm_header_deadline();
+        activity
+    }
+
+    /// Sets the header deadline a header timeout from now.
+    fn arm_header_deadline(&self) -> u64 {
+        let mark = self.mark(Instant::now() + self.header_timeout);
+        self.header_deadline.store(mark, Ordering::Relaxed);
+        mark
+    }
+
+    /// An HTTP/2 stream opened (its request reached the service): it counts
+    /// as activity, and the connection is no longer waiting for a request.
+    /// The stream is open until the guard is dropped with its answer.
+    pub(crate) fn open_stream(self: &Arc<Self>) -> StreamGuard {
+        self.http2.store(true, Ordering::Relaxed);
+        self.streams.fetch_add(1, Ordering::AcqRel);
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        self.header_deadline.store(0, Ordering::Relaxed);
+        StreamGuard(Arc::clone(self))
+    }
+
+    /// A frame of an HTTP/2 answer was sent on.
+    fn progressed(&self) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
     }
 
     fn touch(&self) {
@@ -94,7 +149,11 @@ impl Activity {
             if deadline != 0 && self.mark(Instant::now()) > deadline {
                 return Verdict::SlowHeaders;
             }
-            let now = self.moves.load(Ordering::Relaxed);
+            let now = if self.http2.load(Ordering::Relaxed) {
+                self.progress.load(Ordering::Relaxed)
+            } else {
+                self.moves.load(Ordering::Relaxed)
+            };
             if now == seen {
                 quiet += step;
                 if quiet >= idle {
@@ -105,6 +164,67 @@ impl Activity {
                 quiet = Duration::ZERO;
             }
         }
+    }
+}
+
+/// An open HTTP/2 stream, closed when dropped: the last to close sets the
+/// header deadline for the connection's next request.
+pub(crate) struct StreamGuard(Arc<Activity>);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        let activity = &self.0;
+        activity.progressed();
+        if activity.streams.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let mark = activity.arm_header_deadline();
+            // A stream that opened meanwhile lifted the deadline before
+            // this set it: lift it again, unless a newer one stands.
+            if activity.streams.load(Ordering::Acquire) != 0 {
+                let _ = activity.header_deadline.compare_exchange(
+                    mark,
+                    0,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
+            }
+        }
+    }
+}
+
+/// An HTTP/2 answer's body, which keeps its stream open until it is
+/// dropped and counts each frame it gives as activity.
+pub(crate) struct Tracked {
+    body: Body,
+    guard: StreamGuard,
+}
+
+impl Tracked {
+    pub(crate) fn new(body: Body, guard: StreamGuard) -> Self {
+        Tracked { body, guard }
+    }
+}
+
+impl http_body::Body for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        let poll = Pin::new(&mut self.body).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(_))) = &poll {
+            self.guard.0.progressed();
+        }
+        poll
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -208,7 +328,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_header_deadline_closes_the_connection_until_it_is_lifted() {
-        let activity = Arc::new(Activity::new());
+        let activity = Arc::new(Activity::new(Duration::from_secs(3600)));
         let timer = HeaderTimer(Arc::clone(&activity));
         let idle = Duration::from_millis(400);
         let header = Duration::from_secs(1);

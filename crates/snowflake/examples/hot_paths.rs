@@ -10,6 +10,7 @@
 
 use std::hint::black_box;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use snowflake::{Clock, Generator, Id, Layout, ManualClock, SystemClock};
 
@@ -82,10 +83,15 @@ fn next_id(n: u64) -> Result<(), snowflake::Error> {
 
 /// `next_id` with the clock a millisecond on at every call: each call
 /// starts a new time unit, as in a service that issues fewer IDs than one a
-/// millisecond, where `next_id` takes this path every time.
+/// millisecond, where `next_id` takes this path every time. Its generator
+/// holds the clock in an `Arc`, a type of its own, so that this second
+/// caller of `next_id` does not change how the compiler builds the first.
 fn next_id_new_unit(n: u64) -> Result<(), snowflake::Error> {
-    let clock = ManualClock::new(START_MS);
-    let generator = generator(&clock)?;
+    let clock = Arc::new(ManualClock::new(START_MS));
+    let generator = Generator::builder(Layout::twitter())
+        .node(&[("datacenter", 1), ("machine", 7)])
+        .clock(Arc::clone(&clock))
+        .build()?;
     for _ in 0..n {
         clock.advance(1);
         black_box(generator.next_id()?);

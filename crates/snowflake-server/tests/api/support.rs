@@ -350,3 +350,57 @@ pub async fn answered_200(stream: &mut tokio::net::TcpStream, missing: &str) {
         String::from_utf8_lossy(&answer)
     );
 }
+
+/// How late the watchdog may close a connection beyond the time the code
+/// states (a quarter of the timeout): scheduling on a busy machine.
+pub const SLACK: Duration = Duration::from_millis(500);
+
+/// Asserts that a connection closed `after` a timeout of `timeout` ran
+/// out as the code promises: not before it, and within a quarter of it
+/// after (plus [`SLACK`]).
+pub fn assert_closed_on_time(after: Duration, timeout: Duration, what: &str) {
+    // The watchdog's steps start at the connection's first instant, a
+    // little before the test's clock does.
+    let early = Duration::from_millis(50);
+    assert!(
+        after + early >= timeout && after <= timeout + timeout / 4 + SLACK,
+        "{what}: closed after {after:?}, with a timeout of {timeout:?}"
+    );
+}
+
+/// HTTP/2 by hand, for the tests of what a server must not let HTTP/2
+/// clients do: frames as RFC 9113 lays them out.
+pub mod h2 {
+    /// What a client sends first.
+    pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+    /// A frame of `kind` with `flags` on `stream`.
+    pub fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let len = payload.len() as u32;
+        let mut out = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
+        out.extend_from_slice(&(stream & 0x7fff_ffff).to_be_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// An empty SETTINGS frame.
+    pub fn settings() -> Vec<u8> {
+        frame(0x4, 0, 0, &[])
+    }
+
+    /// A PING.
+    pub fn ping() -> Vec<u8> {
+        frame(0x6, 0, 0, &[0; 8])
+    }
+
+    /// `GET path` on `stream`, headers and end of stream in one frame
+    /// (HPACK: the static table's `:method GET` and `:scheme http`, the
+    /// path and authority as literals).
+    pub fn get(stream: u32, path: &str) -> Vec<u8> {
+        let mut block = vec![0x82, 0x86, 0x44, path.len() as u8];
+        block.extend_from_slice(path.as_bytes());
+        block.extend_from_slice(&[0x41, 9]);
+        block.extend_from_slice(b"localhost");
+        frame(0x1, 0x4 | 0x1, stream, &block)
+    }
+}
