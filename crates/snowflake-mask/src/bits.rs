@@ -84,7 +84,10 @@ impl Operations for Half {
         // leading zeros and then the value.
         let mut buf = [0; 16];
         buf[8..].copy_from_slice(&self.value.to_be_bytes());
-        BeBytes { buf, len: b.min(16) }
+        BeBytes {
+            buf,
+            len: b.min(16),
+        }
     }
 
     fn add_mod_exp(self, other: impl Iterator<Item = u8>, radix: u32, m: usize) -> Self {
@@ -181,7 +184,10 @@ mod tests {
     fn modular_arithmetic_wraps_at_m_digits() {
         let half = |value| Half { value, len: 4 };
         // 15 + 3 = 18 ≡ 2 (mod 16); y given as more bytes than m needs.
-        assert_eq!(half(15).add_mod_exp([0xff, 0x03].into_iter(), 2, 4).value, 2);
+        assert_eq!(
+            half(15).add_mod_exp([0xff, 0x03].into_iter(), 2, 4).value,
+            2
+        );
         // 1 − 3 ≡ 14 (mod 16).
         assert_eq!(half(1).sub_mod_exp([3].into_iter(), 2, 4).value, 14);
         let full = Half {
@@ -223,20 +229,36 @@ mod tests {
         /// the `fpe` and `aes` we build with compute FF1 as published.
         #[test]
         fn nist_aes256_samples() {
-            let tweak36 = [0x37, 0x37, 0x37, 0x37, 0x70, 0x71, 0x72, 0x73, 0x37, 0x37, 0x37];
+            let tweak36 = [
+                0x37, 0x37, 0x37, 0x37, 0x70, 0x71, 0x72, 0x73, 0x37, 0x37, 0x37,
+            ];
             let samples: [(&[u8], u32, Vec<u16>, Vec<u16>); 3] = [
-                (&[], 10, (0..10).collect(), vec![6, 6, 5, 7, 6, 6, 7, 0, 0, 9]),
-                (b"9876543210", 10, (0..10).collect(), vec![1, 0, 0, 1, 6, 2, 3, 4, 6, 3]),
+                (
+                    &[],
+                    10,
+                    (0..10).collect(),
+                    vec![6, 6, 5, 7, 6, 6, 7, 0, 0, 9],
+                ),
+                (
+                    b"9876543210",
+                    10,
+                    (0..10).collect(),
+                    vec![1, 0, 0, 1, 6, 2, 3, 4, 6, 3],
+                ),
                 (
                     &tweak36,
                     36,
                     (0..19).collect(),
-                    vec![33, 28, 8, 10, 0, 10, 35, 17, 2, 10, 31, 34, 10, 21, 34, 35, 30, 32, 13],
+                    vec![
+                        33, 28, 8, 10, 0, 10, 35, 17, 2, 10, 31, 34, 10, 21, 34, 35, 30, 32, 13,
+                    ],
                 ),
             ];
             for (tweak, radix, pt, ct) in samples {
                 let ff = ff1(&KEY, radix);
-                let got = ff.encrypt(tweak, &FlexibleNumeralString::from(pt.clone())).unwrap();
+                let got = ff
+                    .encrypt(tweak, &FlexibleNumeralString::from(pt.clone()))
+                    .unwrap();
                 assert_eq!(Vec::from(got), ct, "radix {radix}");
                 let back = ff.decrypt(tweak, &FlexibleNumeralString::from(ct)).unwrap();
                 assert_eq!(Vec::from(back), pt);
@@ -266,10 +288,30 @@ mod tests {
         fn radix_2_vectors_through_our_numeral_string() {
             let tweak: Vec<u8> = (0..=254).collect();
             let cases: [(&[u8; 32], &[u8], &str, &str); 5] = [
-                (&KEY, &[], "0000000000000000000000", "90acee3f83cde7ae5622f3"),
-                (&KEY, &[], "90acee3f83cde7ae5622f3", "5b8bf120f39bab8527ea1b"),
-                (&KEY, &[], "aaaaaaaaaaaaaaaaaaaaaa", "f082b7ee8f29c07691ce64"),
-                (&KEY, &tweak, "aaaaaaaaaaaaaaaaaaaaaa", "be11b886a8059c27517bc5"),
+                (
+                    &KEY,
+                    &[],
+                    "0000000000000000000000",
+                    "90acee3f83cde7ae5622f3",
+                ),
+                (
+                    &KEY,
+                    &[],
+                    "90acee3f83cde7ae5622f3",
+                    "5b8bf120f39bab8527ea1b",
+                ),
+                (
+                    &KEY,
+                    &[],
+                    "aaaaaaaaaaaaaaaaaaaaaa",
+                    "f082b7ee8f29c07691ce64",
+                ),
+                (
+                    &KEY,
+                    &tweak,
+                    "aaaaaaaaaaaaaaaaaaaaaa",
+                    "be11b886a8059c27517bc5",
+                ),
                 (&[0; 32], &[], "00000000", "7bf9041b"),
             ];
             for (key, tweak, pt, ct) in cases {

@@ -97,9 +97,7 @@ impl Error {
     /// ```
     pub fn kind(&self) -> ErrorKind {
         match &*self.0 {
-            Repr::TooNarrow { .. } | Repr::KeyText { .. } | Repr::NoKey => {
-                ErrorKind::InvalidInput
-            }
+            Repr::TooNarrow { .. } | Repr::KeyText { .. } | Repr::NoKey => ErrorKind::InvalidInput,
             Repr::KeyFile { kind, .. } => *kind,
             Repr::Random { .. } => ErrorKind::Io,
         }
@@ -140,14 +138,28 @@ impl Error {
         let reason = match err.kind() {
             K::NotFound => "there is no such file".to_string(),
             K::PermissionDenied => "permission denied".to_string(),
-            K::AlreadyExists => {
-                "it exists already, and a key file is never overwritten; \
+            K::AlreadyExists => "it exists already, and a key file is never overwritten; \
                  remove it first or choose another path"
-                    .to_string()
-            }
+                .to_string(),
             K::IsADirectory => "it is a directory".to_string(),
             _ => err.to_string(),
         };
+        // A key given where its file's path goes (`--key-file 6c0f…`) is
+        // not echoed back into a log or a terminal's scrollback.
+        if path
+            .to_str()
+            .is_some_and(|p| crate::MaskKey::from_hex(p).is_ok())
+        {
+            return Error::new(Repr::KeyFile {
+                path: "(not shown: it looks like a key itself)".to_string(),
+                kind: ErrorKind::InvalidInput,
+                doing,
+                reason: "give the path of a file that holds the key, never the key; a key \
+                         typed on a command line may be in the shell's history, so if it \
+                         is one, make a new one"
+                    .to_string(),
+            });
+        }
         Error::new(Repr::KeyFile {
             path: path.display().to_string(),
             kind,

@@ -167,10 +167,7 @@ mod tests {
                 &format!("{}-f", &HEX[..62]),
                 "the key holds a character that is not hexadecimal (0-9, a-f) at position 63",
             ),
-            (
-                &format!("{}é", &HEX[..62]),
-                "the key holds 63 characters",
-            ),
+            (&format!("{}é", &HEX[..62]), "the key holds 63 characters"),
             (
                 &format!("{}é", &HEX[..63]),
                 "the key holds a character that is not hexadecimal (0-9, a-f) at position 64",

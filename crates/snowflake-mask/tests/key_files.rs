@@ -32,15 +32,28 @@ fn a_new_key_file_is_private_hexadecimal_and_reads_back() {
     let text = fs::read_to_string(&path).unwrap();
     assert_eq!(text.len(), 65, "{} bytes", text.len());
     assert!(text.ends_with('\n'));
-    assert!(text.trim_end().chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    assert!(
+        text.trim_end()
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    );
     // The key written and the key read mask alike, and like the text's key.
     let read = KeyFile::read(&path).unwrap();
     let twitter = Layout::twitter();
     let id = Id::new(1541815603606036480);
     let from_hex = MaskKey::from_hex(&text).unwrap();
-    let masked = Masker::new(&twitter, written.key()).unwrap().mask(id).unwrap();
-    assert_eq!(Masker::new(&twitter, read.key()).unwrap().mask(id).unwrap(), masked);
-    assert_eq!(Masker::new(&twitter, &from_hex).unwrap().mask(id).unwrap(), masked);
+    let masked = Masker::new(&twitter, written.key())
+        .unwrap()
+        .mask(id)
+        .unwrap();
+    assert_eq!(
+        Masker::new(&twitter, read.key()).unwrap().mask(id).unwrap(),
+        masked
+    );
+    assert_eq!(
+        Masker::new(&twitter, &from_hex).unwrap().mask(id).unwrap(),
+        masked
+    );
     // Nothing of it in Debug output.
     let debug = format!("{read:?} {written:?}");
     assert!(pieces_of(text.trim(), &debug).is_empty(), "{debug}");
@@ -83,7 +96,10 @@ fn whitespace_around_the_key_and_either_case_are_fine() {
     let dir = tempfile::tempdir().unwrap();
     let reference = MaskKey::from_hex(KEY_HEX).unwrap();
     let id = Id::new(4194439168);
-    let expected = Masker::new(&Layout::twitter(), &reference).unwrap().mask(id).unwrap();
+    let expected = Masker::new(&Layout::twitter(), &reference)
+        .unwrap()
+        .mask(id)
+        .unwrap();
     for (i, text) in [
         format!("{KEY_HEX}"),
         format!("  {KEY_HEX}\r\n"),
@@ -96,7 +112,10 @@ fn whitespace_around_the_key_and_either_case_are_fine() {
         fs::write(&path, text).unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         let key = KeyFile::read(&path).unwrap();
-        let masked = Masker::new(&Layout::twitter(), key.key()).unwrap().mask(id).unwrap();
+        let masked = Masker::new(&Layout::twitter(), key.key())
+            .unwrap()
+            .mask(id)
+            .unwrap();
         assert_eq!(masked, expected, "{text:?}");
     }
 }
@@ -109,8 +128,16 @@ fn bad_key_files_say_what_is_wrong_without_showing_it() {
     let near_key = format!("{}g{}", &KEY_HEX[..20], &KEY_HEX[21..]);
     let cases: Vec<(&str, Vec<u8>, String)> = vec![
         ("empty", b"\n \n".to_vec(), "is empty".into()),
-        ("short", KEY_HEX[..62].as_bytes().to_vec(), "holds 62 characters".into()),
-        ("two", format!("{KEY_HEX}\n{KEY_HEX}\n").into_bytes(), "holds 129 characters".into()),
+        (
+            "short",
+            KEY_HEX[..62].as_bytes().to_vec(),
+            "holds 62 characters".into(),
+        ),
+        (
+            "two",
+            format!("{KEY_HEX}\n{KEY_HEX}\n").into_bytes(),
+            "holds 129 characters".into(),
+        ),
         (
             "typo",
             near_key.clone().into_bytes(),
@@ -125,7 +152,11 @@ fn bad_key_files_say_what_is_wrong_without_showing_it() {
             },
             "holds a character that is not hexadecimal (0-9, a-f) at position 10".into(),
         ),
-        ("large", vec![b'a'; 5000], "is larger than 4096 bytes".into()),
+        (
+            "large",
+            vec![b'a'; 5000],
+            "is larger than 4096 bytes".into(),
+        ),
     ];
     for (name, content, problem) in cases {
         let path = dir.path().join(name);
@@ -142,8 +173,14 @@ fn bad_key_files_say_what_is_wrong_without_showing_it() {
             )
         );
         let text = String::from_utf8_lossy(&content).into_owned();
-        assert!(pieces_of(&text, &format!("{message} {err:?}")).is_empty(), "{message}");
-        assert!(pieces_of(KEY_HEX, &format!("{message} {err:?}")).is_empty(), "{message}");
+        assert!(
+            pieces_of(&text, &format!("{message} {err:?}")).is_empty(),
+            "{message}"
+        );
+        assert!(
+            pieces_of(KEY_HEX, &format!("{message} {err:?}")).is_empty(),
+            "{message}"
+        );
     }
 }
 
@@ -153,19 +190,28 @@ fn missing_unreadable_and_directory_key_files_name_the_path() {
     let missing = dir.path().join("missing.key");
     assert_eq!(
         KeyFile::read(&missing).unwrap_err().to_string(),
-        format!("cannot read key file {}: there is no such file", missing.display())
+        format!(
+            "cannot read key file {}: there is no such file",
+            missing.display()
+        )
     );
     let err = KeyFile::read(dir.path()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(
         err.to_string(),
-        format!("cannot read key file {}: it is a directory", dir.path().display())
+        format!(
+            "cannot read key file {}: it is a directory",
+            dir.path().display()
+        )
     );
     let missing_dir = dir.path().join("no/such/dir/mask.key");
     let err = KeyFile::create_new(&missing_dir).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("cannot create key file {}: there is no such file", missing_dir.display())
+        format!(
+            "cannot create key file {}: there is no such file",
+            missing_dir.display()
+        )
     );
 }
 
@@ -189,5 +235,21 @@ fn a_key_file_others_may_read_or_change_gets_a_warning() {
                 p = path.display()
             )
         );
+    }
+}
+
+/// A key given where the path goes is not echoed back in the error.
+#[test]
+fn a_key_given_as_the_path_is_not_shown() {
+    for text in [
+        KEY_HEX.to_string(),
+        KEY_HEX.to_uppercase(),
+        format!(" {KEY_HEX}\n"),
+    ] {
+        let err = KeyFile::read(&text).unwrap_err();
+        let message = format!("{err} {err:?}");
+        assert!(pieces_of(KEY_HEX, &message).is_empty(), "{message}");
+        assert!(message.contains("it looks like a key itself"), "{message}");
+        assert_eq!(err.kind(), ErrorKind::InvalidInput);
     }
 }

@@ -17,7 +17,11 @@ fn consecutive_ids_mask_to_values_in_no_order() {
             .map(|raw| masker.mask(Id::new(raw)).unwrap().get())
             .collect();
         let rho = rank_correlation(&masked);
-        assert!(rho.abs() < 0.02, "{}: rank correlation {rho}", layout.name());
+        assert!(
+            rho.abs() < 0.02,
+            "{}: rank correlation {rho}",
+            layout.name()
+        );
         // And the plain IDs, for contrast, are perfectly ordered.
         let plain: Vec<u64> = (start..start + N).collect();
         assert_eq!(rank_correlation(&plain), 1.0);
@@ -45,10 +49,18 @@ fn two_keys_give_unrelated_outputs() {
     let b = Masker::new(&layout, &other_key()).unwrap();
     let start = 1541815603606036480u64;
     let pairs: Vec<(u64, u64)> = (start..start + N)
-        .map(|raw| (a.mask(Id::new(raw)).unwrap().get(), b.mask(Id::new(raw)).unwrap().get()))
+        .map(|raw| {
+            (
+                a.mask(Id::new(raw)).unwrap().get(),
+                b.mask(Id::new(raw)).unwrap().get(),
+            )
+        })
         .collect();
     assert!(pairs.iter().all(|(x, y)| x != y));
-    let differing: u64 = pairs.iter().map(|(x, y)| u64::from((x ^ y).count_ones())).sum();
+    let differing: u64 = pairs
+        .iter()
+        .map(|(x, y)| u64::from((x ^ y).count_ones()))
+        .sum();
     let mean = differing as f64 / N as f64;
     // 63 fair bits: mean 31.5, standard error about 0.013.
     assert!((mean - 31.5).abs() < 0.1, "{mean} bits differ on average");

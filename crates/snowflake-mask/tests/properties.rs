@@ -85,7 +85,12 @@ fn masked_ids_fit_where_the_ids_did() {
 #[test]
 fn only_the_width_matters() {
     let twitter = Layout::twitter();
-    let moved = twitter.clone().with_epoch_ms(0).unwrap().with_tick_ms(10).unwrap();
+    let moved = twitter
+        .clone()
+        .with_epoch_ms(0)
+        .unwrap()
+        .with_tick_ms(10)
+        .unwrap();
     let sonyflake = Layout::sonyflake();
     let id = Id::new(1541815603606036480);
     let masked = masker(&twitter).mask(id).unwrap();

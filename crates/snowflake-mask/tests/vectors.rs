@@ -5,7 +5,10 @@ use snowflake::{Id, Layout};
 use snowflake_mask::{MaskKey, Masker};
 
 fn cases() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/mask-vectors.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/mask-vectors.json"
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     doc["cases"].as_array().unwrap().clone()
@@ -36,7 +39,10 @@ fn every_shared_vector_masks_and_unmasks_as_written() {
 #[test]
 fn the_vectors_cover_every_preset_and_the_edges() {
     let cases = cases();
-    let layouts: BTreeSet<&str> = cases.iter().map(|c| c["layout"].as_str().unwrap()).collect();
+    let layouts: BTreeSet<&str> = cases
+        .iter()
+        .map(|c| c["layout"].as_str().unwrap())
+        .collect();
     for preset in Layout::PRESETS {
         assert!(layouts.contains(preset), "no vectors for {preset}");
     }
