@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use aes::Aes256;
+use aes::Aes256Enc;
 use fpe::ff1::FF1;
 use snowflake::{Id, Layout};
 
@@ -45,7 +45,7 @@ const TWEAK: &[u8] = &[];
 /// ```
 pub struct Masker {
     layout: Layout,
-    ff1: FF1<Aes256>,
+    ff1: FF1<Aes256Enc>,
 }
 
 impl Masker {
@@ -75,7 +75,7 @@ impl Masker {
         if layout.bits() < Masker::MIN_BITS {
             return Err(Error::too_narrow(layout.name().into_owned(), layout.bits()));
         }
-        let ff1 = match FF1::<Aes256>::new(key.bytes(), 2) {
+        let ff1 = match FF1::<Aes256Enc>::new(key.bytes(), 2) {
             Ok(ff1) => ff1,
             Err(err) => unreachable!("radix 2 is within FF1's range: {err}"),
         };
