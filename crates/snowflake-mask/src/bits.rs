@@ -232,7 +232,9 @@ mod tests {
             let tweak36 = [
                 0x37, 0x37, 0x37, 0x37, 0x70, 0x71, 0x72, 0x73, 0x37, 0x37, 0x37,
             ];
-            let samples: [(&[u8], u32, Vec<u16>, Vec<u16>); 3] = [
+            /// Tweak, radix, plaintext, ciphertext.
+            type Sample<'a> = (&'a [u8], u32, Vec<u16>, Vec<u16>);
+            let samples: [Sample<'_>; 3] = [
                 (
                     &[],
                     10,

@@ -53,10 +53,13 @@ enum Repr {
     TooNarrow {
         layout: String,
         bits: u8,
+        min_bits: u8,
     },
     KeyText {
         path: Option<String>,
         problem: KeyProblem,
+        hex_len: usize,
+        bits: usize,
     },
     KeyFile {
         path: String,
@@ -103,23 +106,38 @@ impl Error {
         }
     }
 
-    pub(crate) fn too_narrow(layout: String, bits: u8) -> Self {
-        Error::new(Repr::TooNarrow { layout, bits })
+    pub(crate) fn too_narrow(layout: String, bits: u8, min_bits: u8) -> Self {
+        Error::new(Repr::TooNarrow {
+            layout,
+            bits,
+            min_bits,
+        })
     }
 
-    pub(crate) fn key_text(problem: KeyProblem) -> Self {
+    /// What is wrong with a key's text, said against a key's length in
+    /// hexadecimal characters and in bits.
+    pub(crate) fn key_text(problem: KeyProblem, hex_len: usize, bits: usize) -> Self {
         Error::new(Repr::KeyText {
             path: None,
             problem,
+            hex_len,
+            bits,
         })
     }
 
     /// The same problem, said of the file the text came from.
     pub(crate) fn in_file(self, path: &Path) -> Self {
         match *self.0 {
-            Repr::KeyText { problem, .. } => Error::new(Repr::KeyText {
+            Repr::KeyText {
+                problem,
+                hex_len,
+                bits,
+                ..
+            } => Error::new(Repr::KeyText {
                 path: Some(path.display().to_string()),
                 problem,
+                hex_len,
+                bits,
             }),
             other => Error::new(other),
         }
@@ -144,27 +162,25 @@ impl Error {
             K::IsADirectory => "it is a directory".to_string(),
             _ => err.to_string(),
         };
-        // A key given where its file's path goes (`--key-file 6c0f…`) is
-        // not echoed back into a log or a terminal's scrollback.
-        if path
-            .to_str()
-            .is_some_and(|p| crate::MaskKey::from_hex(p).is_ok())
-        {
-            return Error::new(Repr::KeyFile {
-                path: "(not shown: it looks like a key itself)".to_string(),
-                kind: ErrorKind::InvalidInput,
-                doing,
-                reason: "give the path of a file that holds the key, never the key; a key \
-                         typed on a command line may be in the shell's history, so if it \
-                         is one, make a new one"
-                    .to_string(),
-            });
-        }
         Error::new(Repr::KeyFile {
             path: path.display().to_string(),
             kind,
             doing,
             reason,
+        })
+    }
+
+    /// A key file's path that is a key itself (`--key-file 6c0f…`): said
+    /// without echoing it into a log or a terminal's scrollback.
+    pub(crate) fn key_as_path(doing: &'static str) -> Self {
+        Error::new(Repr::KeyFile {
+            path: "(not shown: it looks like a key itself)".to_string(),
+            kind: ErrorKind::InvalidInput,
+            doing,
+            reason: "give the path of a file that holds the key, never the key; a key typed \
+                     on a command line may be in the shell's history, so if it is one, make \
+                     a new one"
+                .to_string(),
         })
     }
 
@@ -182,14 +198,22 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &*self.0 {
-            Repr::TooNarrow { layout, bits } => write!(
+            Repr::TooNarrow {
+                layout,
+                bits,
+                min_bits,
+            } => write!(
                 f,
-                "layout {layout} is {bits} bits wide; masking needs at least {} bits, because \
-                 FF1 is approved only for domains of a million values or more (NIST SP 800-38G \
-                 Rev. 1)",
-                crate::Masker::MIN_BITS
+                "layout {layout} is {bits} bits wide; masking needs at least {min_bits} bits, \
+                 because FF1 is approved only for domains of a million values or more (NIST SP \
+                 800-38G Rev. 1)"
             ),
-            Repr::KeyText { path, problem } => {
+            Repr::KeyText {
+                path,
+                problem,
+                hex_len,
+                bits,
+            } => {
                 match path {
                     Some(path) => write!(f, "key file {path} ")?,
                     None => f.write_str("the key ")?,
@@ -207,9 +231,7 @@ impl fmt::Display for Error {
                 }
                 write!(
                     f,
-                    "; a key is {} hexadecimal characters ({} bits)",
-                    crate::MaskKey::HEX_LEN,
-                    crate::MaskKey::BITS
+                    "; a key is {hex_len} hexadecimal characters ({bits} bits)"
                 )?;
                 if path.is_some() {
                     f.write_str(", with whitespace around them allowed, as `snowflake mask-key new` writes it")?;

@@ -69,16 +69,16 @@ impl MaskKey {
     pub fn from_hex(text: &str) -> Result<MaskKey, Error> {
         let text = text.trim_ascii();
         if text.is_empty() {
-            return Err(Error::key_text(KeyProblem::Empty));
+            return Err(MaskKey::problem(KeyProblem::Empty));
         }
         // Counted in characters, so that a key typed with a non-ASCII
         // look-alike reads as the length and position the user sees.
         let count = text.chars().count();
         if count != MaskKey::HEX_LEN {
-            return Err(Error::key_text(KeyProblem::Length(count)));
+            return Err(MaskKey::problem(KeyProblem::Length(count)));
         }
         if let Some(at) = text.chars().position(|c| !c.is_ascii_hexdigit()) {
-            return Err(Error::key_text(KeyProblem::NotHex { position: at + 1 }));
+            return Err(MaskKey::problem(KeyProblem::NotHex { position: at + 1 }));
         }
         // 64 ASCII hexadecimal digits from here on.
         let mut key = MaskKey([0; MaskKey::BYTES]);
@@ -99,6 +99,11 @@ impl MaskKey {
         let mut key = MaskKey([0; MaskKey::BYTES]);
         getrandom::fill(&mut key.0).map_err(Error::random)?;
         Ok(key)
+    }
+
+    /// The error for key text with `problem`.
+    pub(crate) fn problem(problem: KeyProblem) -> Error {
+        Error::key_text(problem, MaskKey::HEX_LEN, MaskKey::BITS)
     }
 
     pub(crate) fn bytes(&self) -> &[u8; MaskKey::BYTES] {

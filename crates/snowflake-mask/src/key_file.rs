@@ -60,7 +60,7 @@ impl KeyFile {
     /// ```
     pub fn read(path: impl AsRef<Path>) -> Result<KeyFile, Error> {
         let path = path.as_ref();
-        let fail = |err: io::Error| Error::key_file(path, "read", &err);
+        let fail = |err: io::Error| file_error(path, "read", &err);
         let file = File::open(path).map_err(fail)?;
         // The mode of the file that was opened, not of whatever the path
         // names a moment later.
@@ -70,7 +70,7 @@ impl KeyFile {
             .read_to_end(&mut text)
             .map_err(fail)?;
         if text.len() > MAX_FILE_LEN {
-            return Err(Error::key_text(KeyProblem::TooLarge {
+            return Err(MaskKey::problem(KeyProblem::TooLarge {
                 limit: MAX_FILE_LEN,
             })
             .in_file(path));
@@ -100,7 +100,7 @@ impl KeyFile {
     pub fn create_new(path: impl AsRef<Path>) -> Result<KeyFile, Error> {
         let path = path.as_ref();
         let key = MaskKey::generate()?;
-        let fail = |err: io::Error| Error::key_file(path, "create", &err);
+        let fail = |err: io::Error| file_error(path, "create", &err);
         let mut options = OpenOptions::new();
         // O_EXCL: fails if the path exists, even as a dangling symbolic link,
         // so no race with another writer and no write through a planted link.
@@ -195,6 +195,15 @@ impl KeyFile {
     pub fn into_key(self) -> MaskKey {
         self.key
     }
+}
+
+/// The error for a key file that could not be opened, read or written; a
+/// path that is a key itself (`--key-file 6c0f…`) is not echoed.
+fn file_error(path: &Path, doing: &'static str, err: &io::Error) -> Error {
+    if path.to_str().is_some_and(|p| MaskKey::from_hex(p).is_ok()) {
+        return Error::key_as_path(doing);
+    }
+    Error::key_file(path, doing, err)
 }
 
 #[cfg(unix)]

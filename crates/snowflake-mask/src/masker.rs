@@ -73,7 +73,11 @@ impl Masker {
     /// ```
     pub fn new(layout: &Layout, key: &MaskKey) -> Result<Masker, Error> {
         if layout.bits() < Masker::MIN_BITS {
-            return Err(Error::too_narrow(layout.name().into_owned(), layout.bits()));
+            return Err(Error::too_narrow(
+                layout.name().into_owned(),
+                layout.bits(),
+                Masker::MIN_BITS,
+            ));
         }
         let ff1 = match FF1::<Aes256Enc>::new(key.bytes(), 2) {
             Ok(ff1) => ff1,

@@ -101,7 +101,7 @@ fn whitespace_around_the_key_and_either_case_are_fine() {
         .mask(id)
         .unwrap();
     for (i, text) in [
-        format!("{KEY_HEX}"),
+        KEY_HEX.to_string(),
         format!("  {KEY_HEX}\r\n"),
         format!("\n\t{}\n\n", KEY_HEX.to_uppercase()),
     ]
@@ -130,7 +130,7 @@ fn bad_key_files_say_what_is_wrong_without_showing_it() {
         ("empty", b"\n \n".to_vec(), "is empty".into()),
         (
             "short",
-            KEY_HEX[..62].as_bytes().to_vec(),
+            KEY_HEX.as_bytes()[..62].to_vec(),
             "holds 62 characters".into(),
         ),
         (
