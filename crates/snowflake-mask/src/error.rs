@@ -154,6 +154,7 @@ impl Error {
             _ => ErrorKind::Io,
         };
         let reason = match err.kind() {
+            K::NotFound if doing == "create" => "its directory does not exist".to_string(),
             K::NotFound => "there is no such file".to_string(),
             K::PermissionDenied => "permission denied".to_string(),
             K::AlreadyExists => "it exists already, and a key file is never overwritten; \

@@ -209,7 +209,7 @@ fn missing_unreadable_and_directory_key_files_name_the_path() {
     assert_eq!(
         err.to_string(),
         format!(
-            "cannot create key file {}: there is no such file",
+            "cannot create key file {}: its directory does not exist",
             missing_dir.display()
         )
     );
