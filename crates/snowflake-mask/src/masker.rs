@@ -26,8 +26,8 @@ const TWEAK: &[u8] = &[];
 /// and the width only, not on the names, order or epoch of the fields, so
 /// an epoch override leaves masked IDs unchanged.
 ///
-/// Making one costs an AES key schedule; masking costs ten AES-CBC rounds
-/// of two blocks and no allocation. It is `Send` and `Sync`: share one
+/// Making one costs an AES key schedule; masking costs eleven AES blocks
+/// (one shared by FF1's ten rounds, then one a round) and no allocation. It is `Send` and `Sync`: share one
 /// behind an `Arc`.
 ///
 /// ```
