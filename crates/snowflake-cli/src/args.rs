@@ -38,6 +38,14 @@ pub enum Command {
     Cluster(ClusterCommand),
     /// Print SQL functions that decode and compose a layout's IDs in PostgreSQL or MySQL/MariaDB.
     Sql(SqlArgs),
+    /// Mask IDs for the public: a keyed permutation that hides their time,
+    /// node and order, in the layout's width.
+    Mask(MaskArgs),
+    /// Turn masked IDs back into the IDs that were masked, with the key.
+    Unmask(UnmaskArgs),
+    /// Masking keys: `mask-key new PATH` writes one.
+    #[command(subcommand)]
+    MaskKey(MaskKeyCommand),
     /// Print a completion script for a shell.
     Completions(CompletionsArgs),
     /// Print the manual page (roff), for `man -l -`.
@@ -548,4 +556,69 @@ pub enum Shell {
     Zsh,
     Fish,
     Powershell,
+}
+
+/// Where the masking key is: a file, never the key itself, which would show
+/// in `ps` and in shell history.
+#[derive(Debug, Args)]
+pub struct KeyFileArgs {
+    /// A file holding the 256-bit masking key as 64 hexadecimal characters,
+    /// as `snowflake mask-key new` writes it.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "SNOWFLAKE_MASK_KEY_FILE",
+        hide_env_values = true
+    )]
+    pub key_file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MaskArgs {
+    /// IDs in decimal or 0x hexadecimal (or in --format); `-`, or none with
+    /// stdin not a terminal, reads them from stdin, whitespace-separated.
+    #[arg(value_name = "ID", allow_negative_numbers = true)]
+    pub ids: Vec<String>,
+    #[command(flatten)]
+    pub key: KeyFileArgs,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Read IDs in this text form, and write them in it: decimal, hex,
+    /// base32, base62, base58. Without it, decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UnmaskArgs {
+    /// Masked IDs in decimal or 0x hexadecimal (or in --format); `-`, or
+    /// none with stdin not a terminal, reads them from stdin.
+    #[arg(value_name = "ID", allow_negative_numbers = true)]
+    pub ids: Vec<String>,
+    #[command(flatten)]
+    pub key: KeyFileArgs,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Read IDs in this text form, and write them in it: decimal, hex,
+    /// base32, base62, base58. Without it, decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
+    /// Print each unmasked ID's breakdown, as `decode --json` does, one
+    /// object per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MaskKeyCommand {
+    /// Write a new random key to PATH, readable by its owner only (mode
+    /// 0600). An existing file is never overwritten.
+    New(MaskKeyNewArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MaskKeyNewArgs {
+    /// Where the key goes; nothing may be there yet.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
 }

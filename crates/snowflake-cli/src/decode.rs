@@ -20,7 +20,7 @@ use crate::render;
 
 /// Large enough that reading and writing cost a system call per few
 /// thousand IDs.
-const BUFFER: usize = 1 << 16;
+pub const BUFFER: usize = 1 << 16;
 
 pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
     let form = text_form(args.format.as_deref())?;
@@ -29,26 +29,7 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
         return every_preset(args, form);
     }
     let layout = args.layout.resolve()?;
-    let stdin = io::stdin();
-    let stream = match args.ids.as_slice() {
-        [] if stdin.is_terminal() => {
-            return Err(Failure::Usage(Error::invalid_value(
-                "id",
-                "(none)",
-                "give IDs as arguments, or - to read them from stdin",
-            )));
-        }
-        [] => true,
-        [one] if one == "-" => true,
-        ids if ids.iter().any(|id| id == "-") => {
-            return Err(Failure::Usage(Error::invalid_value(
-                "id",
-                "-",
-                "- reads IDs from stdin and comes alone, without other IDs",
-            )));
-        }
-        _ => false,
-    };
+    let stream = from_stdin(&args.ids)?;
     let format = if args.json {
         Some(Format::Ndjson)
     } else if args.csv {
@@ -60,7 +41,7 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
     if !stream {
         return arguments(&args.ids, &layout, form, format);
     }
-    let input = io::BufReader::with_capacity(BUFFER, stdin.lock());
+    let input = io::BufReader::with_capacity(BUFFER, io::stdin().lock());
     let bad = match format {
         Some(format) => records(input, &layout, form, format, output)?,
         None => text(input, &layout, form, output)?,
@@ -75,6 +56,27 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
                 "the lines above"
             }
         ))),
+    }
+}
+
+/// Whether the IDs of a command that reads them like `decode` come from
+/// stdin (`-`, or none given with stdin not a terminal) rather than from
+/// the arguments.
+pub fn from_stdin(ids: &[String]) -> Result<bool, Failure> {
+    match ids {
+        [] if io::stdin().is_terminal() => Err(Failure::Usage(Error::invalid_value(
+            "id",
+            "(none)",
+            "give IDs as arguments, or - to read them from stdin",
+        ))),
+        [] => Ok(true),
+        [one] if one == "-" => Ok(true),
+        ids if ids.iter().any(|id| id == "-") => Err(Failure::Usage(Error::invalid_value(
+            "id",
+            "-",
+            "- reads IDs from stdin and comes alone, without other IDs",
+        ))),
+        _ => Ok(false),
     }
 }
 

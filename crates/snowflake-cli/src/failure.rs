@@ -40,3 +40,13 @@ impl From<io::Error> for Failure {
         Failure::Runtime(format!("cannot write the output: {err}"))
     }
 }
+
+impl From<snowflake_mask::Error> for Failure {
+    fn from(err: snowflake_mask::Error) -> Self {
+        // Its messages never hold key material, so they can be shown whole.
+        match err.kind() {
+            snowflake_mask::ErrorKind::InvalidInput => Failure::BadInput(err.to_string()),
+            _ => Failure::Runtime(err.to_string()),
+        }
+    }
+}

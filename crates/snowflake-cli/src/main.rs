@@ -12,6 +12,7 @@ mod decode;
 mod failure;
 mod generate;
 mod manual;
+mod mask;
 mod output;
 mod render;
 mod serve;
@@ -22,7 +23,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use snowflake::{Clock, Layout, SystemClock, TextForm};
 
-use args::{Cli, ClusterCommand, Command};
+use args::{Cli, ClusterCommand, Command, MaskKeyCommand};
 use failure::Failure;
 use output::{emit, json_line, report};
 use snowflake_server::input::{self, parse_fields};
@@ -117,6 +118,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             args.dialect,
             args.prefix.as_deref(),
         )?),
+        Command::Mask(args) => mask::mask(&args),
+        Command::Unmask(args) => mask::unmask(&args),
+        Command::MaskKey(MaskKeyCommand::New(args)) => mask::new_key(&args),
         Command::Completions(args) => emit(&manual::completions(args.shell)),
         Command::Man => emit(&manual::man_page()?),
         Command::Page => emit(&snowflake_server::standalone_page()),

@@ -1,0 +1,212 @@
+//! `snowflake mask`, `snowflake unmask` and `snowflake mask-key new`.
+//!
+//! IDs are read as `decode` reads them: arguments all-or-nothing (the first
+//! bad one is the error and nothing is printed), or a stream from stdin in
+//! constant memory, where a bad line is reported with its line number and
+//! the rest goes on, the exit status saying afterwards whether any was bad.
+//! Each good ID gives one line: the masked or unmasked ID in the form read,
+//! or with `unmask --json` the breakdown `decode --json` prints.
+//!
+//! The key is read from the file named by `--key-file` and goes nowhere
+//! else: no message here holds it, and the crate's errors never do.
+
+use std::io::{self, BufRead, Write};
+
+use snowflake::{Error, Id, Layout, TextForm};
+use snowflake_mask::{KeyFile, Masker};
+use snowflake_server::bulk::{Format, Records, Tokens};
+
+use crate::args::{KeyFileArgs, LayoutArgs, MaskArgs, MaskKeyNewArgs, UnmaskArgs, text_form};
+use crate::decode::{BUFFER, from_stdin};
+use crate::failure::Failure;
+use crate::output::{emit, json_line, report};
+
+/// Which way the IDs go.
+#[derive(Clone, Copy)]
+enum Way {
+    Mask,
+    Unmask,
+}
+
+impl Way {
+    fn apply(self, masker: &Masker, id: Id) -> Result<Id, Error> {
+        match self {
+            Way::Mask => masker.mask(id),
+            Way::Unmask => masker.unmask(id),
+        }
+    }
+
+    fn done(self) -> &'static str {
+        match self {
+            Way::Mask => "masked",
+            Way::Unmask => "unmasked",
+        }
+    }
+}
+
+/// How each good ID is written.
+#[derive(Clone, Copy)]
+enum Output {
+    /// The ID alone, in a text form.
+    Id(TextForm),
+    /// Its breakdown as one JSON object.
+    Json,
+}
+
+pub fn mask(args: &MaskArgs) -> Result<(), Failure> {
+    let form = text_form(args.format.as_deref())?;
+    let output = Output::Id(form.unwrap_or(TextForm::Decimal));
+    run(&args.ids, &args.key, &args.layout, form, Way::Mask, output)
+}
+
+pub fn unmask(args: &UnmaskArgs) -> Result<(), Failure> {
+    let form = text_form(args.format.as_deref())?;
+    let output = if args.json {
+        Output::Json
+    } else {
+        Output::Id(form.unwrap_or(TextForm::Decimal))
+    };
+    run(
+        &args.ids,
+        &args.key,
+        &args.layout,
+        form,
+        Way::Unmask,
+        output,
+    )
+}
+
+pub fn new_key(args: &MaskKeyNewArgs) -> Result<(), Failure> {
+    let file = KeyFile::create_new(&args.path)?;
+    emit(&format!(
+        "wrote a new 256-bit masking key to {}, readable by you alone; keep it secret and keep \
+         a copy: without it, masked IDs cannot be unmasked\n",
+        file.path().display()
+    ))
+}
+
+fn run(
+    ids: &[String],
+    key: &KeyFileArgs,
+    layout: &LayoutArgs,
+    form: Option<TextForm>,
+    way: Way,
+    output: Output,
+) -> Result<(), Failure> {
+    let layout = layout.resolve()?;
+    let stream = from_stdin(ids)?;
+    let masker = masker(key, &layout)?;
+    if !stream {
+        return arguments(ids, &masker, form, way, output);
+    }
+    let input = io::BufReader::with_capacity(BUFFER, io::stdin().lock());
+    let bad = match output {
+        Output::Id(written) => ids_stream(input, &masker, form, way, written)?,
+        Output::Json => records_stream(input, &masker, form)?,
+    };
+    match bad {
+        0 => Ok(()),
+        n => Err(Failure::BadInput(format!(
+            "{n} of the IDs read could not be {}; see {}",
+            way.done(),
+            match output {
+                Output::Id(_) => "the lines above",
+                Output::Json => "their error records",
+            }
+        ))),
+    }
+}
+
+/// The masker for the key in `--key-file`, after a warning on stderr if
+/// others may read the file.
+fn masker(key: &KeyFileArgs, layout: &Layout) -> Result<Masker, Failure> {
+    let file = KeyFile::read(&key.key_file)?;
+    if let Some(warning) = file.warning() {
+        report(&format!("warning: {warning}"));
+    }
+    Ok(Masker::new(layout, file.key())?)
+}
+
+/// IDs given as arguments: every one must go through, or nothing is printed.
+fn arguments(
+    ids: &[String],
+    masker: &Masker,
+    form: Option<TextForm>,
+    way: Way,
+    output: Output,
+) -> Result<(), Failure> {
+    let mut text = String::new();
+    for raw in ids {
+        let id = way.apply(masker, Id::parse_as(raw, form)?)?;
+        match output {
+            Output::Id(written) => {
+                text.push_str(&id.to_text(written));
+                text.push('\n');
+            }
+            Output::Json => text.push_str(&json_line(&masker.layout().decode(id)?)),
+        }
+    }
+    emit(&text)
+}
+
+/// A stream, one ID a line out; each bad ID is a line on stderr with its
+/// line number. Returns how many were bad.
+fn ids_stream(
+    input: impl BufRead,
+    masker: &Masker,
+    form: Option<TextForm>,
+    way: Way,
+    written: TextForm,
+) -> Result<u64, Failure> {
+    let mut out = io::BufWriter::with_capacity(BUFFER, anstream::stdout().lock());
+    let mut tokens = Tokens::new(input);
+    let mut bad = 0;
+    while let Some(token) = tokens.next_token()? {
+        match token.id(form).and_then(|id| way.apply(masker, id)) {
+            Ok(id) => {
+                out.write_all(id.to_text(written).as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            Err(err) => {
+                bad += 1;
+                // What went before is on stdout first, so the two read in
+                // order when they share a terminal.
+                out.flush()?;
+                report(&format!("line {}: {err}", token.line));
+            }
+        }
+    }
+    out.flush()?;
+    Ok(bad)
+}
+
+/// A stream unmasked into NDJSON breakdowns, and an error record for each
+/// bad ID, as `decode --json` writes them. Returns how many were bad.
+fn records_stream(
+    input: impl BufRead,
+    masker: &Masker,
+    form: Option<TextForm>,
+) -> Result<u64, Failure> {
+    let layout = masker.layout();
+    // Records buffer their output themselves.
+    let mut records = Records::new(
+        io::stdout().lock(),
+        layout,
+        Format::Ndjson,
+        TextForm::Decimal,
+    )?;
+    let mut tokens = Tokens::new(input);
+    let mut bad = 0;
+    while let Some(token) = tokens.next_token()? {
+        let unmasked = token.id(form).and_then(|id| masker.unmask(id));
+        match unmasked.and_then(|id| layout.decode(id)) {
+            Ok(decoded) => records.ok(token.line, &decoded)?,
+            Err(err) => {
+                bad += 1;
+                records.bad(token.line, &token.input(), &err)?;
+            }
+        }
+    }
+    drop(records.finish()?);
+    Ok(bad)
+}
