@@ -3,7 +3,8 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use snowflake::MarkStore;
-use support::{free_port, http};
+use support::http;
+use support::served::Served;
 
 mod support;
 
@@ -528,28 +529,6 @@ fn generate_with_a_state_file_never_repeats_across_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Waits until something listens on `addr`, for at most 20 s.
-fn wait_for_listener(addr: &str) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(std::time::Instant::now() < deadline, "server did not start");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
-/// Stops a `snowflake serve` with SIGTERM; it must exit 0. Its log.
-fn terminate(child: std::process::Child) -> String {
-    let kill = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
-    let logs = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{:?}\n{logs}", out.status);
-    logs
-}
-
 /// `snowflake serve` on a real socket: it answers, and on SIGTERM it
 /// finishes, exits 0 and leaves the state file at the last ID it issued.
 #[test]
@@ -557,15 +536,13 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     let dir = std::env::temp_dir().join(format!("snowflake-cli-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let state = dir.join("mark");
-    let addr = format!("127.0.0.1:{}", free_port());
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("snowflake"))
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("snowflake"));
+    command
         .args(["serve", "--machine", "9", "--log-format", "json"])
-        .env("SNOWFLAKE_LISTEN", &addr)
-        .env("SNOWFLAKE_STATE_FILE", &state)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_listener(&addr);
+        .env("SNOWFLAKE_LISTEN", "127.0.0.1:0")
+        .env("SNOWFLAKE_STATE_FILE", &state);
+    let child = Served::start(command);
+    let addr = child.addr.clone();
     let (status, body) = http(&addr, "POST", "/api/v1/ids?count=10", "").unwrap();
     assert_eq!(status, 200, "{body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -592,7 +569,7 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
         )),
         "{refusal}"
     );
-    let logs = terminate(child);
+    let logs = child.terminate();
     // JSON logs, one object a line.
     for line in logs.lines() {
         serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
@@ -611,19 +588,16 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
 #[test]
 fn serve_traces_requests_only_when_the_log_level_asks() {
     for (filter, traced) in [("info", false), ("info,tower_http=debug", true)] {
-        let addr = format!("127.0.0.1:{}", free_port());
-        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("snowflake"))
-            .args(["serve", "--listen", &addr])
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("snowflake"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0"])
             .env("RUST_LOG", filter)
             .env("NO_COLOR", "1")
-            .env_remove("SNOWFLAKE_STATE_FILE")
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        wait_for_listener(&addr);
-        let (status, body) = http(&addr, "GET", "/api/v1/ids", "").unwrap();
+            .env_remove("SNOWFLAKE_STATE_FILE");
+        let child = Served::start(command);
+        let (status, body) = http(&child.addr, "GET", "/api/v1/ids", "").unwrap();
         assert_eq!(status, 200, "{body}");
-        let logs = terminate(child);
+        let logs = child.terminate();
         assert_eq!(
             logs.contains("finished processing request"),
             traced,

@@ -1,9 +1,13 @@
-//! Helpers the end-to-end tests share: free ports and plain HTTP/1.1 over
-//! a real socket.
+//! Helpers the end-to-end tests share: a served binary on port 0, free
+//! ports (for etcd, which cannot be handed a bound socket) and plain
+//! HTTP/1.1 over a real socket.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
+
+#[allow(dead_code)]
+pub mod served;
 
 /// A loopback port nobody listens on right now.
 pub fn free_port() -> u16 {
