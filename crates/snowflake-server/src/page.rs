@@ -8,7 +8,10 @@
 //!
 //! - the document is an `askama` template (`assets/index.html`), checked
 //!   when the crate builds and HTML-escaped wherever a value is not marked
-//!   as the page's own markup;
+//!   as the page's own markup. A runtime engine (minijinja, tera) would
+//!   parse it at the first request and build an interpreter into the
+//!   binary; askama's macro stands on `syn` and `serde`, which the
+//!   workspace builds anyway;
 //! - the CSP hashes are SHA-256 from `sha2`, written in `base64`;
 //! - the language comes from `Accept-Language` (see `language`);
 //! - the script is the page's ES modules (`assets/*.js`), readable on their
