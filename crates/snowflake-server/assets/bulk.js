@@ -26,8 +26,9 @@ export class BulkPanel {
       table: 'bulk-table',
       copy: 'bulk-copy',
       download: 'bulk-download',
+      error: 'error-bulk-input',
     });
-    this.error = new ErrorBox(prefs, nodes({ box: 'error-bulk-input' }).box, this.$.input);
+    this.error = new ErrorBox(prefs, this.$.error, this.$.input);
     this.rows = null;
     this.decodedWith = null; // the layout of the rows, which names the CSV file
     this.$.form.addEventListener('submit', (event) => {

@@ -18,8 +18,9 @@ export class ComposePanel {
       timestamp: 'input-timestamp',
       timestampLabel: 'timestamp-label',
       timestampHint: 'hint-timestamp',
+      timestampError: 'error-timestamp',
     });
-    this.timestampError = new ErrorBox(prefs, nodes({ box: 'error-timestamp' }).box, this.$.timestamp);
+    this.timestampError = new ErrorBox(prefs, this.$.timestampError, this.$.timestamp);
     this.layout = null; // null while a custom spec does not parse
     this.fields = new Map(); // field name -> { field, box, input, label, hint, error }
     this.shownSpec = null; // the spec whose fields are shown

@@ -8,8 +8,8 @@ import { ErrorBox } from './errors.js';
 
 export class DecodePanel {
   constructor(prefs, { onDecode }) {
-    this.$ = nodes({ form: 'decode-form', input: 'decode-input', format: 'decode-format' });
-    this.error = new ErrorBox(prefs, nodes({ box: 'error-decode-input' }).box, this.$.input);
+    this.$ = nodes({ form: 'decode-form', input: 'decode-input', format: 'decode-format', error: 'error-decode-input' });
+    this.error = new ErrorBox(prefs, this.$.error, this.$.input);
     this.$.input.addEventListener('input', () => {
       if (this.text() === '') this.error.clear();
       else onDecode();

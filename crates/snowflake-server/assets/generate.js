@@ -14,8 +14,9 @@ export class GeneratePanel {
       count: 'generate-count',
       submit: 'generate-submit',
       list: 'generated',
+      error: 'error-generate-count',
     });
-    this.error = new ErrorBox(prefs, nodes({ box: 'error-generate-count' }).box, this.$.count);
+    this.error = new ErrorBox(prefs, this.$.error, this.$.count);
     this.generated = null; // the server's last answer: { layout, ids }
     if (!api) {
       this.$.offline.hidden = false;

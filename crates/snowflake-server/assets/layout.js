@@ -21,12 +21,14 @@ export class LayoutPanel {
       spec: 'layout-spec',
       epoch: 'layout-epoch',
       tick: 'layout-tick',
+      specError: 'error-layout-spec',
+      epochError: 'error-layout-epoch',
+      tickError: 'error-layout-tick',
     });
-    const box = (id, control) => new ErrorBox(prefs, nodes({ box: id }).box, control);
     this.errors = {
-      spec: box('error-layout-spec', this.$.spec),
-      epoch: box('error-layout-epoch', this.$.epoch),
-      tick: box('error-layout-tick', this.$.tick),
+      spec: new ErrorBox(prefs, this.$.specError, this.$.spec),
+      epoch: new ErrorBox(prefs, this.$.epochError, this.$.epoch),
+      tick: new ErrorBox(prefs, this.$.tickError, this.$.tick),
     };
     this.layout = null;
     this.$.select.addEventListener('change', () => this.change());

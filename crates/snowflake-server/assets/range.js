@@ -19,10 +19,12 @@ export class RangePanel {
       first: 'range-first',
       last: 'range-last',
       sql: 'range-sql',
+      fromError: 'error-range-from',
+      toError: 'error-range-to',
     });
     this.errors = {
-      from: new ErrorBox(prefs, nodes({ box: 'error-range-from' }).box, this.$.from),
-      to: new ErrorBox(prefs, nodes({ box: 'error-range-to' }).box, this.$.to),
+      from: new ErrorBox(prefs, this.$.fromError, this.$.from),
+      to: new ErrorBox(prefs, this.$.toError, this.$.to),
     };
     this.$.form.addEventListener('submit', (event) => {
       event.preventDefault();
