@@ -8,10 +8,10 @@
 //!
 //! - the document is an `askama` template (`assets/index.html`), checked
 //!   when the crate builds and HTML-escaped wherever a value is not marked
-//!   as the page's own markup. A runtime engine (minijinja, tera) would
-//!   parse it at the first request and build an interpreter into the
-//!   binary; askama's macro stands on `syn` and `serde`, which the
-//!   workspace builds anyway;
+//!   as the page's own markup. A runtime engine (minijinja) costs about as
+//!   much to build as askama's parser and macro, but would find a broken
+//!   template only when the page is first asked for, and carry an
+//!   interpreter in the binary for six values;
 //! - the CSP hashes are SHA-256 from `sha2`, written in `base64`;
 //! - the language comes from `Accept-Language` (see `language`);
 //! - the script is the page's ES modules (`assets/*.js`), readable on their
