@@ -1,7 +1,12 @@
 // The engine: what the Rust core (crates/snowflake) does, in the browser.
-// Layouts (presets and custom specs), compose, decode, bounds, text forms and
-// decoding under every preset. No DOM, no clock, no language: the view passes
-// "now" in, and turns an EngineError into words with strings.js.
+// Layouts (presets and custom specs), compose, decode, bounds and decoding
+// under every preset; text forms are in idtext.js, many IDs at once in
+// many.js. No DOM, no clock, no language: the view passes "now" in, and turns
+// an EngineError into words with strings.js.
+//
+// The presets are not written here: the page carries the core's table as
+// data (a script element of type application/json, id "presets"), and `new
+// Presets(table)` builds them, so the page and the API judge an ID alike.
 //
 // Every ID, timestamp, epoch and tick is a BigInt. An ID passes 2^53, where a
 // JavaScript Number silently rounds, so no Number ever holds one. The rules
@@ -20,7 +25,6 @@ export const SIGN_FIELD = 'sign';
 // The top bits of a layout narrower than 63 bits, always zero.
 export const UNUSED_FIELD = 'unused';
 export const SEQUENCE_FIELD = 'sequence';
-export const ID_FORMATS = ['auto', 'base32', 'base62', 'base58'];
 
 // A mistake in the input: `code` says which (strings.js words it), `field` is
 // the input at fault as the core's Error::field() names it, `value` the text
@@ -38,20 +42,6 @@ export class EngineError extends Error {
 
 const maxOf = (bits) => (ONE << BigInt(bits)) - ONE;
 
-// The presets, as the core defines them, with the platform each belongs to
-// and when it began issuing IDs: a decoded time before that, or in the future,
-// is implausible for that platform.
-const PRESET_DEFS = [
-  { name: 'twitter', epoch: 1288834974657n, tick: 1n, time: 41, fields: [['datacenter', 5], ['machine', 5], ['sequence', 12]], sequence: 'sequence', since: 1288834974657n },
-  { name: 'discord', epoch: 1420070400000n, tick: 1n, time: 42, fields: [['worker', 5], ['process', 5], ['increment', 12]], sequence: 'increment', since: 1431475200000n },
-  { name: 'instagram', epoch: 1314220021721n, tick: 1n, time: 41, fields: [['shard', 13], ['sequence', 10]], sequence: 'sequence', since: 1314220021721n },
-  { name: 'sonyflake', epoch: 1409529600000n, tick: 10n, time: 39, fields: [['sequence', 8], ['machine', 16]], sequence: 'sequence', since: 1409529600000n },
-  { name: 'mastodon', epoch: 0n, tick: 1n, time: 48, fields: [['sequence', 16]], sequence: 'sequence', since: 1475625600000n },
-  { name: 'js53', epoch: 1704067200000n, tick: 1n, time: 41, fields: [['worker', 6], ['sequence', 6]], sequence: 'sequence', since: 1704067200000n },
-];
-
-export const PRESETS = PRESET_DEFS.map((def) => def.name);
-
 // ---- layouts ----------------------------------------------------------------
 
 function validateName(name) {
@@ -64,7 +54,9 @@ function validateName(name) {
 
 // Builds and checks a layout, as LayoutBuilder::build does: the time width,
 // each field's name, width and uniqueness, the total, then epoch and tick.
-function build({ name = null, epoch = ZERO, tick = ONE, time, fields, sequence = null, since = null }) {
+// A preset's platform comes last: withEpoch and withTick drop it, as the
+// core's Layout::platform() has none for a preset given another epoch or tick.
+function build({ name = null, epoch = ZERO, tick = ONE, time, fields, sequence = null, platform = null }) {
   if (!(time >= 1 && time <= 62)) throw new EngineError('layout.timeBits', 'layout', String(time));
   let total = time;
   fields.forEach(([fieldName, bits], i) => {
@@ -90,11 +82,12 @@ function build({ name = null, epoch = ZERO, tick = ONE, time, fields, sequence =
     totalBits: total,
     fields: Object.freeze(built),
     sequence,
-    since,
+    platform: null,
     epochMs: ZERO,
     tickMs: ONE,
   };
-  return withTick(withEpoch(layout, epoch), tick);
+  const checked = withTick(withEpoch(layout, epoch), tick);
+  return platform ? Object.freeze({ ...checked, platform: Object.freeze(platform) }) : checked;
 }
 
 function checkTimeRange(layout, field, value) {
@@ -128,7 +121,8 @@ function specOf(layout) {
 
 /** This layout with another epoch (Unix ms, a BigInt). */
 export function withEpoch(layout, epochMs) {
-  const next = { ...layout, epochMs: BigInt(epochMs) };
+  const epoch = BigInt(epochMs);
+  const next = { ...layout, epochMs: epoch, platform: epoch === layout.epochMs ? layout.platform : null };
   checkTimeRange(next, 'epoch', epochMs);
   return finish(next);
 }
@@ -137,7 +131,7 @@ export function withEpoch(layout, epochMs) {
 export function withTick(layout, tickMs) {
   const tick = BigInt(tickMs);
   if (tick < ONE) throw new EngineError('tick.zero', 'tick_ms', String(tickMs));
-  const next = { ...layout, tickMs: tick };
+  const next = { ...layout, tickMs: tick, platform: tick === layout.tickMs ? layout.platform : null };
   checkTimeRange(next, 'tick_ms', tickMs);
   return finish(next);
 }
@@ -147,25 +141,12 @@ export function layoutName(layout) {
   return layout.name ?? layout.spec;
 }
 
-/** A preset by name, ASCII case ignored; null when there is none. */
-export function preset(name) {
-  const def = PRESET_DEFS.find((d) => d.name === String(name).toLowerCase());
-  return def ? build(def) : null;
-}
-
-/** Every preset, in the core's order. */
-export function presets() {
-  return PRESET_DEFS.map(build);
-}
-
 /**
- * The one layout parser: a preset name, or fields most significant first,
+ * A custom layout from its spec: fields most significant first,
  * `time:41,datacenter:5,machine:5,sequence:12`. The field named `sequence`
- * is the sequence.
+ * is the sequence. Presets.parseLayout reads preset names too.
  */
-export function parseLayout(input) {
-  const found = preset(input);
-  if (found) return found;
+export function parseSpec(input) {
   if (!input.includes(':')) throw new EngineError('layout.unknown', 'layout', input);
   let time = 0;
   const fields = [];
@@ -191,6 +172,100 @@ export function parseLayout(input) {
     }
   });
   return build({ time, fields, sequence });
+}
+
+// ---- presets ----------------------------------------------------------------
+
+// A whole number from the core's table as a BigInt. JSON gives a double:
+// past 2^53 it is no longer the integer the core wrote (page.rs checks that
+// none is), so such a value is refused rather than rounded.
+function exact(value, what) {
+  if (typeof value === 'string' && /^-?[0-9]+$/.test(value)) return BigInt(value);
+  if (Number.isSafeInteger(value)) return BigInt(value);
+  throw new Error(`presets: ${what} is ${JSON.stringify(value)}, not an exact whole number`);
+}
+
+// One entry of the core's table (its JSON of a layout, plus the platform) as
+// the arguments of build().
+function definition(entry) {
+  const { name, platform } = entry;
+  return {
+    name,
+    epoch: exact(entry.epoch_ms, `${name}'s epoch_ms`),
+    tick: exact(entry.tick_ms, `${name}'s tick_ms`),
+    time: entry.time_bits,
+    fields: entry.fields.map(([field, bits]) => [field, bits]),
+    sequence: entry.sequence ?? null,
+    platform: platform ? { name: platform.name, launchedMs: exact(platform.launched_ms, `${name}'s launched_ms`) } : null,
+  };
+}
+
+/**
+ * The presets, from the core's table as the page carries it:
+ * `{ future_slack_ms, presets: [{ name, spec, epoch_ms, tick_ms, time_bits,
+ * fields: [[name, bits]], sequence, platform: { name, launched_ms } }] }`.
+ * A table that does not describe valid layouts, or whose spec disagrees with
+ * its fields, is refused when the page starts, not while someone decodes.
+ */
+export class Presets {
+  constructor(table) {
+    this.futureSlackMs = exact(table.future_slack_ms, 'future_slack_ms');
+    this.layouts = Object.freeze(
+      table.presets.map((entry) => {
+        const layout = build(definition(entry));
+        if (entry.spec !== undefined && entry.spec !== layout.spec) {
+          throw new Error(`presets: ${entry.name}'s spec ${entry.spec} is not its fields, ${layout.spec}`);
+        }
+        return layout;
+      }),
+    );
+    this.names = Object.freeze(this.layouts.map((layout) => layout.name));
+  }
+
+  /** A preset by name, ASCII case ignored; null when there is none. */
+  get(name) {
+    const wanted = String(name).toLowerCase();
+    return this.layouts.find((layout) => layout.name === wanted) || null;
+  }
+
+  /** Every preset, in the core's order. */
+  all() {
+    return this.layouts;
+  }
+
+  /** The one layout parser: a preset name, or a spec (see parseSpec). */
+  parseLayout(input) {
+    return this.get(input) ?? parseSpec(input);
+  }
+
+  /**
+   * One ID read under every preset, as the core's Readings::new judges it.
+   * Each reading is `impossible` (the ID uses a bit the layout keeps zero),
+   * `implausible` (a time more than the slack past "now", or before the
+   * preset's platform began issuing IDs) or `possible`.
+   */
+  decodeEverywhere(id, nowMs) {
+    const now = BigInt(nowMs);
+    return this.layouts.map((layout) => {
+      try {
+        const decoded = decode(layout, id);
+        const ts = decoded.timestampMs;
+        let verdict = 'possible';
+        let reason = null;
+        if (ts > now + this.futureSlackMs) {
+          verdict = 'implausible';
+          reason = 'future';
+        } else if (layout.platform && ts < layout.platform.launchedMs) {
+          verdict = 'implausible';
+          reason = 'beforePlatform';
+        }
+        return { layout, decoded, verdict, reason, error: null };
+      } catch (error) {
+        if (!(error instanceof EngineError)) throw error;
+        return { layout, decoded: null, verdict: 'impossible', reason: 'bits', error };
+      }
+    });
+  }
 }
 
 // ---- time -------------------------------------------------------------------
@@ -245,7 +320,6 @@ export function isoOf(ms) {
   const y = year >= ZERO && year <= 9999n ? pad(year, 4) : `${year < ZERO ? '-' : '+'}${pad(year < ZERO ? -year : year, 6)}`;
   return `${y}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(milli, 3)}Z`;
 }
-
 // ---- values -----------------------------------------------------------------
 
 /** A field by name, or null. */
@@ -347,149 +421,4 @@ export function bounds(layout, fromMs, toMs) {
   }
   return { first, last: (lastUnits << shift) | maxOf(layout.timeShift) };
 }
-
-// ---- text forms -------------------------------------------------------------
-
-const HEX_DIGITS = '0123456789abcdef';
-const B32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function toDigits(id, alphabet, width = 0) {
-  const base = BigInt(alphabet.length);
-  let n = BigInt(id);
-  let out = '';
-  do {
-    out = alphabet[Number(n % base)] + out;
-    n /= base;
-  } while (n > ZERO);
-  return out.padStart(width, alphabet[0]);
-}
-
-/**
- * The text forms of an ID: `0x` hexadecimal; Crockford base32, 13 upper-case
- * characters; base62 (0-9A-Za-z), 11 characters; base58 (Bitcoin's alphabet).
- * The fixed widths make text order equal number order for base32 and base62.
- */
-export function textForms(id) {
-  return {
-    hex: `0x${BigInt(id).toString(16)}`,
-    base32: toDigits(id, B32, 13),
-    base62: toDigits(id, B62, 11),
-    base58: toDigits(id, B58),
-  };
-}
-
-function fromDigits(text, alphabet, code, maxLength) {
-  if (text === '') throw new EngineError('id.empty', 'id', text);
-  if (maxLength && text.length > maxLength) throw new EngineError('id.tooBig', 'id', text);
-  const base = BigInt(alphabet.length);
-  let n = ZERO;
-  for (const c of text) {
-    const digit = alphabet.indexOf(c);
-    if (digit < 0) throw new EngineError(code, 'id', text);
-    n = n * base + BigInt(digit);
-    if (n > U64_MAX) throw new EngineError('id.tooBig', 'id', text);
-  }
-  return n;
-}
-
-/**
- * The one ID parser. `auto` reads decimal or `0x` hexadecimal exactly as the
- * core's Id::parse does; the other forms are asked for by name, never guessed,
- * because "10" is a valid ID in every one of them.
- */
-export function parseId(input, format = 'auto') {
-  const text = String(input);
-  if (format === 'base32') {
-    // Crockford: any case; I and L read as 1, O as 0.
-    const canonical = text.toUpperCase().replace(/[IL]/g, '1').replace(/O/g, '0');
-    return fromDigits(canonical, B32, 'id.notBase32', 13);
-  }
-  if (format === 'base62') return fromDigits(text, B62, 'id.notBase62', 11);
-  if (format === 'base58') return fromDigits(text, B58, 'id.notBase58', 0);
-  let digits = text;
-  let radix = 10n;
-  if (text.startsWith('0x') || text.startsWith('0X')) {
-    digits = text.slice(2);
-    radix = 16n;
-  }
-  if (digits === '') throw new EngineError('id.empty', 'id', text);
-  if (text.startsWith('-')) throw new EngineError('id.negative', 'id', text);
-  let value = ZERO;
-  for (const c of digits) {
-    const d = radix === 16n ? HEX_DIGITS.indexOf(c.toLowerCase()) : '0123456789'.indexOf(c);
-    if (d < 0 || c === '') throw new EngineError(radix === 16n ? 'id.notHex' : 'id.notDecimal', 'id', text);
-    value = value * radix + BigInt(d);
-    if (value > U64_MAX) throw new EngineError('id.tooBig', 'id', text);
-  }
-  return value;
-}
-
-// ---- every preset at once ---------------------------------------------------
-
-// An ID this far past "now" still counts as possible: clocks disagree a little.
-const FUTURE_SLACK_MS = 60000n;
-
-/**
- * One ID read under every preset. Each reading is `impossible` (the ID uses a
- * bit the layout keeps zero), `implausible` (a time in the future, or before
- * the platform began issuing such IDs) or `possible`.
- */
-export function decodeEverywhere(id, nowMs) {
-  const now = BigInt(nowMs);
-  return presets().map((layout) => {
-    try {
-      const decoded = decode(layout, id);
-      const ts = decoded.timestampMs;
-      let verdict = 'possible';
-      let reason = null;
-      if (ts > now + FUTURE_SLACK_MS) {
-        verdict = 'implausible';
-        reason = 'future';
-      } else if (layout.since !== null && ts < layout.since) {
-        verdict = 'implausible';
-        reason = 'beforePlatform';
-      }
-      return { layout, decoded, verdict, reason, error: null };
-    } catch (error) {
-      if (!(error instanceof EngineError)) throw error;
-      return { layout, decoded: null, verdict: 'impossible', reason: 'bits', error };
-    }
-  });
-}
-
-// ---- bulk -------------------------------------------------------------------
-
-export const BULK_LIMIT = 10000;
-
-/**
- * Decodes one ID a line. Blank lines are skipped; a bad line becomes an error
- * row in its place and the rest go on. More than BULK_LIMIT IDs is refused.
- */
-export function decodeMany(layout, text, format = 'auto') {
-  const lines = text.split(/\r?\n/);
-  const rows = [];
-  lines.forEach((line, i) => {
-    const trimmed = line.trim();
-    if (trimmed === '') return;
-    const row = { line: i + 1, input: trimmed, decoded: null, error: null };
-    try {
-      row.decoded = decode(layout, parseId(trimmed, format));
-    } catch (error) {
-      if (!(error instanceof EngineError)) throw error;
-      row.error = error;
-    }
-    rows.push(row);
-  });
-  if (rows.length > BULK_LIMIT) throw new EngineError('bulk.tooMany', 'bulk', String(rows.length), { limit: BigInt(BULK_LIMIT) });
-  return rows;
-}
-
-/** A CSV field, quoted when it must be (RFC 4180). */
-export function csvField(value) {
-  const s = String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export const LIMITS = Object.freeze({ U64_MAX, I64_MAX, JS_SAFE_MAX });

@@ -4,39 +4,91 @@
 //! document for saving to disk (`snowflake page > snowflake.html`), where it
 //! works from `file://` with the network off.
 //!
-//! The script is three ES modules (`engine.js`, `strings.js`, `view.js`),
-//! readable on their own and imported as they are by the Node tests. Browsers
-//! refuse module imports from `file://`, so [`bundle`] joins them into one
-//! inline module at start-up, each in its own scope: no build step, no tool.
+//! The parts, each from a kept crate where one fits:
+//!
+//! - the document is an `askama` template (`assets/index.html`), checked
+//!   when the crate builds and HTML-escaped wherever a value is not marked
+//!   as the page's own markup. A runtime engine (minijinja) costs about as
+//!   much to build as askama's parser and macro, but would find a broken
+//!   template only when the page is first asked for, and carry an
+//!   interpreter in the binary for six values;
+//! - the CSP hashes are SHA-256 from `sha2`, written in `base64`;
+//! - the language comes from `Accept-Language` (see `language`);
+//! - the script is the page's ES modules (`assets/*.js`), readable on their
+//!   own and imported as they are by the Node tests, joined into one inline
+//!   module by `bundle` (hand-written; its module doc says why);
+//! - the core's presets travel as a JSON data block (see `presets`), so the
+//!   page judges IDs by the same table as the API.
 
-mod sha256;
+mod bundle;
+mod language;
+mod presets;
 
 use std::sync::{Arc, OnceLock};
 
+use askama::Template;
 use axum::Router;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
 
 use crate::state::AppState;
 
-const TEMPLATE: &str = include_str!("../assets/index.html");
 const STYLE: &str = include_str!("../assets/style.css");
-/// The modules in dependency order: each imports only from those before it.
-const MODULES: [(&str, &str); 3] = [
+
+/// The page's modules, in any order: the bundler orders them by their
+/// imports, and a test checks that every `.js` file in `assets/` is here.
+const MODULES: &[(&str, &str)] = &[
     ("engine", include_str!("../assets/engine.js")),
+    ("idtext", include_str!("../assets/idtext.js")),
+    ("many", include_str!("../assets/many.js")),
     ("strings", include_str!("../assets/strings.js")),
-    ("view", include_str!("../assets/view.js")),
+    ("lang-en", include_str!("../assets/lang-en.js")),
+    ("lang-de", include_str!("../assets/lang-de.js")),
+    ("dom", include_str!("../assets/dom.js")),
+    ("store", include_str!("../assets/store.js")),
+    ("time", include_str!("../assets/time.js")),
+    ("errors", include_str!("../assets/errors.js")),
+    ("preferences", include_str!("../assets/preferences.js")),
+    ("copy", include_str!("../assets/copy.js")),
+    ("layout", include_str!("../assets/layout.js")),
+    ("compose", include_str!("../assets/compose.js")),
+    ("result", include_str!("../assets/result.js")),
+    ("decode", include_str!("../assets/decode.js")),
+    ("everywhere", include_str!("../assets/everywhere.js")),
+    ("range", include_str!("../assets/range.js")),
+    ("bulk", include_str!("../assets/bulk.js")),
+    ("generate", include_str!("../assets/generate.js")),
+    ("share", include_str!("../assets/share.js")),
+    ("app", include_str!("../assets/app.js")),
 ];
+
 /// Where the served page's script finds the API; the saved page has none and
 /// hides Generate.
 const API_BASE: &str = "/api/v1";
 
+/// The document. Values are HTML-escaped unless marked `safe`: only the
+/// page's own style, script, data block and policy are (a test checks that
+/// the policy holds nothing an attribute would need escaped).
+#[derive(Template)]
+#[template(path = "index.html")]
+struct Page<'a> {
+    lang: &'a str,
+    /// The API's base on the served page; `None` on the saved one.
+    api: Option<&'a str>,
+    csp: &'a str,
+    style: &'a str,
+    script: &'a str,
+    presets: &'a str,
+}
+
 /// The headers of the page itself: its policy with `frame-ancestors
 /// 'none'`, which a `<meta>` tag cannot state (it applies only as a
 /// header), no referrer to other sites, no framing by older browsers either.
-/// Only the page gets them: a JSON answer is no document, and 300 bytes more
-/// on every one of them cost the one-ID path measurable throughput.
+/// Only the page gets them: a JSON answer is no document, and the one-ID
+/// path stays free of headers that protect nothing there.
 fn page_headers(headers: &mut HeaderMap) {
     static CSP: OnceLock<HeaderValue> = OnceLock::new();
     let csp = CSP.get_or_init(|| {
@@ -58,28 +110,41 @@ pub fn router() -> Router<Arc<AppState>> {
 /// The parts of the page that do not depend on the request, built once.
 struct Parts {
     script: String,
+    presets: String,
     csp: String,
+}
+
+/// A CSP hash source for an inline block: `'sha256-…'` over its exact text.
+fn hash_source(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
 }
 
 fn parts() -> &'static Parts {
     static PARTS: OnceLock<Parts> = OnceLock::new();
     PARTS.get_or_init(|| {
-        let script = bundle(&MODULES);
-        let hash = |text: &str| {
-            format!(
-                "'sha256-{}'",
-                sha256::base64(&sha256::digest(text.as_bytes()))
-            )
+        let script = match bundle::bundle(MODULES) {
+            Ok(script) => script,
+            // The modules are compiled in and bundled by a test.
+            Err(err) => unreachable!("the page's modules do not bundle: {err}"),
         };
         // connect-src 'self' is for Generate on the served page; from a file
-        // it allows nothing, which is what the saved page needs.
+        // it allows nothing, which is what the saved page needs. The presets
+        // block is data, never run, so script-src needs no hash for it.
         let csp = format!(
             "default-src 'none'; script-src {}; style-src {}; img-src data:; connect-src 'self'; \
              base-uri 'none'; form-action 'none'",
-            hash(&script),
-            hash(STYLE)
+            hash_source(&script),
+            hash_source(STYLE)
         );
-        Parts { script, csp }
+        Parts {
+            script,
+            presets: presets::json(),
+            csp,
+        }
     })
 }
 
@@ -99,133 +164,43 @@ pub fn content_security_policy() -> &'static str {
 
 fn render(lang: &str, api: Option<&str>) -> String {
     let parts = parts();
-    let attrs = match api {
-        Some(base) => format!(" data-api=\"{base}\""),
-        // Saved to disk, nothing chose a language yet: the browser's decides.
-        None => " data-lang-auto".to_string(),
+    let page = Page {
+        lang,
+        api,
+        csp: &parts.csp,
+        style: STYLE,
+        script: &parts.script,
+        presets: &parts.presets,
     };
-    // Every placeholder is replaced once, in the template only, so text in
-    // the style or the script can never be taken for one.
-    let mut out = String::with_capacity(TEMPLATE.len() + STYLE.len() + parts.script.len() + 256);
-    let mut rest = TEMPLATE;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("}}") else {
-            out.push_str(&rest[start..]);
-            rest = "";
-            break;
-        };
-        match &after[..end] {
-            "lang" => out.push_str(lang),
-            "api" => out.push_str(&attrs),
-            "csp" => out.push_str(&parts.csp),
-            "style" => out.push_str(STYLE),
-            "script" => {
-                out.push_str("<script type=\"module\">");
-                out.push_str(&parts.script);
-                out.push_str("</script>");
-            }
-            other => {
-                out.push_str("{{");
-                out.push_str(other);
-                out.push_str("}}");
-            }
-        }
-        rest = &after[end + 2..];
+    match page.render() {
+        Ok(html) => html,
+        // Rendering writes into a String, and every value is plain text.
+        Err(err) => unreachable!("the page does not render: {err}"),
     }
-    out.push_str(rest);
-    out
 }
 
 /// The web page as one self-contained HTML document for saving to a file:
 /// compose, decode, bounds and bulk decode work from `file://` with no
-/// network; Generate, which needs the service, is hidden. Its script and
-/// styles are byte for byte those of the page the service sends at `/`.
+/// network; Generate, which needs the service, is hidden. Its script, styles
+/// and presets are byte for byte those of the page the service sends at `/`.
 ///
 /// ```
 /// let html = snowflake_server::standalone_page();
 /// assert!(html.starts_with("<!doctype html>"));
 /// assert!(html.contains("Content-Security-Policy"));
+/// assert!(html.contains(r#"<script type="application/json" id="presets">"#));
 /// assert!(!html.contains(" data-api=\""));
 /// ```
 pub fn standalone_page() -> String {
-    render("en", None)
+    render(language::LANGUAGES[0], None)
 }
 
-/// Joins ES modules into one script. Each module becomes a function scope
-/// that returns its exports; `import { a } from './m.js'` and
-/// `import * as m from './m.js'` read them from the scope of `m`. Only those
-/// two import forms and `export` in front of a top-level declaration are
-/// understood, which is all the page's modules use (a test keeps it so).
-fn bundle(modules: &[(&str, &str)]) -> String {
-    let mut out = String::new();
-    for (name, source) in modules {
-        let mut exports = Vec::new();
-        let mut body = String::with_capacity(source.len());
-        for line in source.lines() {
-            if let Some(import) = line.strip_prefix("import ") {
-                let (what, from) = import
-                    .rsplit_once(" from ")
-                    .unwrap_or_else(|| panic!("{name}.js: unreadable import: {line}"));
-                let module = from
-                    .trim_end_matches(';')
-                    .trim_matches(|c| c == '\'' || c == '"')
-                    .trim_start_matches("./")
-                    .trim_end_matches(".js");
-                let binding = what.strip_prefix("* as ").unwrap_or(what);
-                body.push_str(&format!("const {binding} = module_{module};\n"));
-            } else if let Some(decl) = line.strip_prefix("export ") {
-                let mut words =
-                    decl.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'));
-                let exported = words
-                    .find(|w| !matches!(*w, "" | "async" | "function" | "const" | "let" | "class"))
-                    .unwrap_or_else(|| panic!("{name}.js: unreadable export: {line}"));
-                exports.push(exported.to_string());
-                body.push_str(decl);
-                body.push('\n');
-            } else {
-                body.push_str(line);
-                body.push('\n');
-            }
-        }
-        out.push_str(&format!(
-            "const module_{name} = (() => {{\n{body}return {{ {} }};\n}})();\n",
-            exports.join(", ")
-        ));
-    }
-    // An inline script ends at the first "</script", wherever it stands.
-    out.replace("</script", "<\\/script")
-}
-
-/// German when the browser prefers it to English, else English.
-pub fn language(headers: &HeaderMap) -> &'static str {
+async fn index(headers: HeaderMap) -> Response {
     let accept = headers
         .get(header::ACCEPT_LANGUAGE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let mut best = ("en", -1.0f32);
-    for part in accept.split(',') {
-        let mut pieces = part.trim().split(';');
-        let tag = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
-        let q = pieces
-            .find_map(|p| p.trim().strip_prefix("q="))
-            .and_then(|q| q.parse::<f32>().ok())
-            .unwrap_or(1.0);
-        let lang = match tag.split('-').next() {
-            Some("de") => "de",
-            Some("en") => "en",
-            _ => continue,
-        };
-        if q > best.1 {
-            best = (lang, q);
-        }
-    }
-    best.0
-}
-
-async fn index(headers: HeaderMap) -> Response {
-    let html = render(language(&headers), Some(API_BASE));
+    let html = render(language::negotiate(accept), Some(API_BASE));
     let mut response = (
         [
             (
@@ -246,92 +221,96 @@ async fn index(headers: HeaderMap) -> Response {
 mod tests {
     use super::*;
 
-    #[test]
-    fn picks_german_only_when_preferred() {
-        let pick = |value: &str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(
-                header::ACCEPT_LANGUAGE,
-                HeaderValue::from_str(value).unwrap(),
-            );
-            language(&headers)
-        };
-        assert_eq!(pick("de-DE,de;q=0.9,en;q=0.8"), "de");
-        assert_eq!(pick("en-US,en;q=0.9,de;q=0.8"), "en");
-        assert_eq!(pick("fr-FR,de;q=0.5"), "de");
-        assert_eq!(pick("fr"), "en");
-        assert_eq!(language(&HeaderMap::new()), "en");
-    }
-
     fn between<'a>(html: &'a str, open: &str, close: &str) -> &'a str {
         let start = html.find(open).expect(open) + open.len();
         let end = html[start..].find(close).expect(close) + start;
         &html[start..end]
     }
 
+    const MODULE_OPEN: &str = "<script type=\"module\">";
+    const PRESETS_OPEN: &str = "<script type=\"application/json\" id=\"presets\">";
+
     #[test]
-    fn served_and_saved_pages_share_their_code_and_hashes() {
+    fn served_and_saved_pages_share_their_code_hashes_and_presets() {
         let served = render("de", Some(API_BASE));
         let saved = standalone_page();
+        let csp = content_security_policy();
         for html in [&served, &saved] {
-            assert!(!html.contains("{{"), "a placeholder is left");
-            let script = between(html, "<script type=\"module\">", "</script>");
+            assert!(
+                !html.contains("{{") && !html.contains("{%"),
+                "a placeholder is left"
+            );
+            let script = between(html, MODULE_OPEN, "</script>");
             let style = between(html, "<style>", "</style>");
-            let csp = content_security_policy();
-            let hash = |t: &str| sha256::base64(&sha256::digest(t.as_bytes()));
-            assert!(csp.contains(&format!("'sha256-{}'", hash(script))));
-            assert!(csp.contains(&format!("'sha256-{}'", hash(style))));
+            assert_eq!(script, parts().script);
+            assert_eq!(style, STYLE);
+            assert!(csp.contains(&hash_source(script)));
+            assert!(csp.contains(&hash_source(style)));
             assert!(!csp.contains("unsafe"), "{csp}");
-            // One script and one style block, nothing fetched.
-            assert_eq!(html.matches("<script").count(), 1);
+            // The meta tag states the same policy, as it is: nothing in it
+            // could end the attribute or need escaping.
+            let meta = between(
+                html,
+                "http-equiv=\"Content-Security-Policy\" content=\"",
+                "\"",
+            );
+            assert_eq!(meta, csp);
+            assert!(!csp.contains(['"', '<', '>', '&']), "{csp}");
+            // One script to run, one data block, nothing fetched.
+            assert_eq!(html.matches("<script").count(), 2);
+            assert_eq!(between(html, PRESETS_OPEN, "</script>"), presets::json());
             assert!(!html.contains(" src=") && !html.contains("<link rel=\"stylesheet\""));
         }
-        assert_eq!(
-            between(&served, "<script type=\"module\">", "</script>"),
-            between(&saved, "<script type=\"module\">", "</script>")
-        );
         assert!(served.contains("<html lang=\"de\" data-api=\"/api/v1\">"));
         assert!(saved.contains("<html lang=\"en\" data-lang-auto>"));
     }
 
     #[test]
-    fn bundle_scopes_each_module_and_wires_its_imports() {
-        let script = bundle(&[
-            (
-                "a",
-                "const hidden = 1;\nexport const shown = hidden + 1;\nexport function f() { return shown; }\n",
-            ),
-            (
-                "b",
-                "import { shown, f } from './a.js';\nimport * as a from './a.js';\nexport class C {}\nconst hidden = '</script>';\n",
-            ),
-        ]);
-        assert!(script.contains("const module_a = (() => {"));
-        assert!(script.contains("return { shown, f };"));
-        assert!(script.contains("const { shown, f } = module_a;"));
-        assert!(script.contains("const a = module_a;"));
-        assert!(script.contains("return { C };"));
-        assert!(!script.contains("export ") && !script.contains("import "));
-        assert!(!script.contains("</script"));
+    fn the_policy_hashes_match_known_digests() {
+        // As `openssl dgst -sha256 -binary | base64` gives them.
+        assert_eq!(
+            hash_source("abc"),
+            "'sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0='"
+        );
+        assert_eq!(
+            hash_source(""),
+            "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+        );
     }
 
     #[test]
-    fn the_page_modules_use_only_what_the_bundler_reads() {
-        for (name, source) in MODULES {
-            for line in source.lines() {
-                if line.starts_with("import ") {
-                    assert!(
-                        line.contains(" from './") && line.ends_with(".js';"),
-                        "{name}.js: {line}"
-                    );
-                }
-                let inner = line.trim_start();
-                assert!(
-                    !(inner.starts_with("import ") || inner.starts_with("export "))
-                        || inner == line,
-                    "{name}.js: an indented import or export is not bundled: {line}"
-                );
-            }
+    fn the_page_modules_bundle() {
+        let script = bundle::bundle(MODULES).unwrap();
+        // The entry point runs last, after every module it needs.
+        let app = script.find("const module_app = ").unwrap();
+        for (name, _) in MODULES.iter().filter(|(n, _)| *n != "app") {
+            let at = script.find(&format!("const module_{} = ", name.replace('-', "_")));
+            assert!(at.is_some_and(|at| at < app), "{name}");
         }
+    }
+
+    #[test]
+    fn every_module_in_assets_is_served() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".js").map(str::to_string))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = MODULES.iter().map(|(n, _)| n.to_string()).collect();
+        listed.sort();
+        assert_eq!(listed, on_disk);
+    }
+
+    #[test]
+    fn a_language_is_escaped_as_text() {
+        let html = render("\"><script>", Some("/a\"b"));
+        assert!(
+            html.contains("lang=\"&#34;&#62;&#60;script&#62;\""),
+            "{}",
+            &html[..200]
+        );
+        assert!(html.contains("data-api=\"/a&#34;b\""));
     }
 }

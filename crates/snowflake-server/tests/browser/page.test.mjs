@@ -2,108 +2,30 @@
 // served by a running `snowflake serve` (SNOWFLAKE_URL) and saved to a file
 // (SNOWFLAKE_PAGE, opened from file:// with the network off). Features are
 // found by their labels and checked by what they show, as a person would;
-// every test fails on any console error or uncaught exception.
+// every test fails on any console error or uncaught exception. The browser
+// and the helpers are in support/browser.mjs; verdicts.test.mjs holds the
+// every-layout table against the API.
 //
 // Run by scripts/browser-test, which starts the server, writes the saved page
 // and sets both variables.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { VECTORS, savedPresetTable } from './support/data.mjs';
+import { ARTIFACTS, BASE, SAVED, TEST, axe, fact, open, text, until, useBrowser, waitFor, waitText } from './support/browser.mjs';
 
-const BASE = (process.env.SNOWFLAKE_URL || '').replace(/\/+$/, '');
-if (!BASE) throw new Error('SNOWFLAKE_URL is not set; run scripts/browser-test');
-const SAVED = process.env.SNOWFLAKE_PAGE || '';
-if (!SAVED) throw new Error('SNOWFLAKE_PAGE is not set; run scripts/browser-test');
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '../../../..');
-const ARTIFACTS = process.env.ARTIFACTS_DIR || path.join(ROOT, 'artifacts');
-const VECTORS = JSON.parse(await readFile(path.join(ROOT, 'testdata/vectors.json'), 'utf8'));
-const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WAIT_MS = 10_000;
-const TEST = { timeout: 120_000 };
 // Everything the first view loads, compressed: the page is one document.
 const BUDGET_GZIP_BYTES = 60 * 1024;
-const PRESETS = ['twitter', 'discord', 'instagram', 'sonyflake', 'mastodon', 'js53'];
+// The presets as the core's table lists them, in its order.
+const PRESETS = (await savedPresetTable()).presets.map((p) => p.name);
 
 const EXAMPLE = { 'Timestamp (ms)': '1288834975657', 'Datacenter ID': '1', 'Machine ID': '1', Sequence: '0' };
 const EXAMPLE_QUERY = '?layout=twitter&timestamp=1288834975657&datacenter=1&machine=1&sequence=0';
 
-let browser;
-
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-// A fresh context (own storage) and page; console errors and uncaught
-// exceptions are collected and must be none when the test ends.
-async function open(t, { query = '', url = null, ready = true, ...contextOptions } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC', ...contextOptions });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()} (${message.location().url})`);
-  });
-  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-  t.after(() => context.close());
-  await page.goto(url || `${BASE}/${query}`);
-  if (ready) await waitFor(page, '#result', (node) => node.dataset.state === 'ok', 'a result');
-  return { page, context, assertNoErrors: () => assert.deepEqual(errors, [], 'console errors or uncaught exceptions') };
-}
-
-// Polls from Node: the page's CSP forbids the eval that waitForFunction needs.
-async function until(page, check, what) {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    let seen;
-    try {
-      seen = await check();
-      if (seen === true) return;
-    } catch (error) {
-      seen = error.message.split('\n')[0];
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(seen)}`);
-    await page.waitForTimeout(25);
-  }
-}
-
-async function waitFor(page, selector, predicate, what) {
-  await until(page, async () => (await page.$eval(selector, predicate)) || (await page.$eval(selector, (n) => n.outerHTML.slice(0, 300))), `${selector} to show ${what}`);
-}
-
-async function waitText(page, selector, expected) {
-  await until(
-    page,
-    async () => {
-      const now = (await page.locator(selector).first().textContent()).trim();
-      return (expected instanceof RegExp ? expected.test(now) : now === expected) || now;
-    },
-    `${selector} to read ${expected}`,
-  );
-}
-
-async function text(page, selector) {
-  return ((await page.locator(selector).first().textContent({ timeout: WAIT_MS })) || '').trim();
-}
-
-// The text of a fact in the result, found by its term ("Hexadecimal").
-async function fact(page, term) {
-  const dd = page.locator('#facts > div').filter({ has: page.locator('dt', { hasText: term }) }).locator('dd code, dd:not(:has(code))');
-  return ((await dd.first().textContent()) || '').trim();
-}
+useBrowser();
 
 async function composeExample(page) {
   for (const [label, value] of Object.entries(EXAMPLE)) await page.getByLabel(label, { exact: true }).fill(value);
@@ -143,14 +65,28 @@ function big(n) {
   return n === undefined ? '' : BigInt(n).toString();
 }
 
-async function axe(page, what) {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    // eslint-disable-next-line no-undef
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
-  });
-  assert.deepEqual(result, [], `axe violations in ${what}`);
+// The values of one CSV line, quotes undone (RFC 4180).
+function csvCells(line) {
+  const cells = [];
+  let i = 0;
+  while (i <= line.length) {
+    if (line[i] === '"') {
+      let value = '';
+      let j = i + 1;
+      while (j < line.length && !(line[j] === '"' && line[j + 1] !== '"')) {
+        value += line[j];
+        j += line[j] === '"' ? 2 : 1;
+      }
+      cells.push(value);
+      i = j + 2;
+    } else {
+      const comma = line.indexOf(',', i);
+      const end = comma < 0 ? line.length : comma;
+      cells.push(line.slice(i, end));
+      i = end + 1;
+    }
+  }
+  return cells;
 }
 
 // ---------------------------------------------------------------------------
@@ -442,6 +378,32 @@ test('bulk decode: a table with bad lines marked in place, CSV copied and downlo
   await paste(`${many}\n1`);
   await page.getByRole('button', { name: 'Decode all' }).click();
   await waitText(page, '#error-bulk-input', 'Paste at most 10,000 IDs; this has 10,001');
+  assertNoErrors();
+});
+
+test('the CSV defuses cells a spreadsheet would run as formulas', TEST, async (t) => {
+  const { page, context, assertNoErrors } = await open(t);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+  const hostile = ['=1+1', "+cmd|'/c calc'!A0", '@SUM(A1)', '-2+3', '=HYPERLINK("http://example.invalid","x")'];
+  await page.getByLabel('IDs, one a line (up to 10,000)').fill(['4194439168', ...hostile].join('\n'));
+  await page.getByRole('button', { name: 'Decode all' }).click();
+  await waitText(page, '#bulk-summary', `1 of ${hostile.length + 1} decoded; ${hostile.length} could not be read.`);
+  // The table shows what was typed, as text.
+  const inputs = await page.$$eval('#bulk-table tbody tr td:nth-child(2)', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(inputs, ['4194439168', ...hostile]);
+  await page.getByRole('button', { name: 'Copy as CSV' }).click();
+  const csv = await page.evaluate(() => navigator.clipboard.readText());
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+  assert.equal(await readFile(await download.path(), 'utf8'), csv);
+  const lines = csv.split('\r\n');
+  assert.equal(lines[1], '1,4194439168,4194439168,1288834975657,2010-11-04T01:42:55.657Z,1,1,0,');
+  // Each hostile cell: a single quote in front, the whole cell quoted.
+  const defused = hostile.map((cell) => `"'${cell.replace(/"/g, '""')}"`);
+  hostile.forEach((cell, i) => assert.ok(lines[i + 2].startsWith(`${i + 2},${defused[i]},,`), `${cell}: ${lines[i + 2]}`));
+  // What a spreadsheet reads from each cell begins with no formula character.
+  for (const line of lines.filter(Boolean)) {
+    for (const cell of csvCells(line)) assert.doesNotMatch(cell, /^[=+\-@\t\r]/, `a cell that a spreadsheet runs: ${cell} in ${line}`);
+  }
   assertNoErrors();
 });
 

@@ -1,0 +1,68 @@
+// Decode: an ID typed in one of its text forms, read under the layout in use.
+// The panel owns its input and its error; the format it names is also the
+// one bulk decode reads.
+import { decode } from './engine.js';
+import { parseId } from './idtext.js';
+import { nodes } from './dom.js';
+import { ErrorBox } from './errors.js';
+
+export class DecodePanel {
+  constructor(prefs, { onDecode }) {
+    this.$ = nodes({ form: 'decode-form', input: 'decode-input', format: 'decode-format', error: 'error-decode-input' });
+    this.error = new ErrorBox(prefs, this.$.error, this.$.input);
+    this.$.input.addEventListener('input', () => {
+      if (this.text() === '') this.error.clear();
+      else onDecode();
+    });
+    this.$.format.addEventListener('change', () => {
+      if (this.text() !== '') onDecode();
+    });
+    this.$.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      onDecode();
+    });
+  }
+
+  text() {
+    return this.$.input.value.trim();
+  }
+
+  /** The form IDs are typed in: auto (decimal or 0x hex), base32, base62 or base58. */
+  format() {
+    return this.$.format.value;
+  }
+
+  hasErrors() {
+    return this.error.shown;
+  }
+
+  clearError() {
+    this.error.clear();
+  }
+
+  /**
+   * The typed ID under `layout`: `{ id, decoded }`, or `{ id, decoded: null }`
+   * with the mistake marked (`id` is null when the text is no ID at all).
+   */
+  decode(layout) {
+    this.error.clear();
+    let id = null;
+    try {
+      id = parseId(this.text(), this.format());
+      return { id, decoded: decode(layout, id) };
+    } catch (error) {
+      this.error.show(error);
+      return { id, decoded: null };
+    }
+  }
+
+  /** Puts an ID (decimal) into the input, as if typed. */
+  set(id) {
+    this.$.format.value = 'auto';
+    this.$.input.value = id;
+  }
+
+  relabel() {
+    this.error.relabel();
+  }
+}

@@ -1,0 +1,36 @@
+// Small DOM helpers the panels share: building nodes, filling a sentence
+// into a node, and looking a panel's nodes up once, when it is made.
+
+/** A new element with attributes (`text` and `className` set properties) and children. */
+export function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined) continue;
+    if (key === 'text') node.textContent = value;
+    else if (key === 'className') node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+/**
+ * A panel's nodes by the names it uses, from their ids: `{ input:
+ * 'decode-input' }` gives `{ input: <the element> }`. A missing id fails at
+ * once, naming it, rather than when someone first uses the panel.
+ */
+export function nodes(ids) {
+  const found = {};
+  for (const [name, id] of Object.entries(ids)) {
+    const node = document.getElementById(id);
+    if (!node) throw new Error(`the page has no element #${id}`);
+    found[name] = node;
+  }
+  return found;
+}
+
+/** A sentence with {placeholders} into a node, each value in a span that does not wrap. */
+export function fill(node, template, vars) {
+  const parts = template.split(/\{(\w+)\}/);
+  node.replaceChildren(...parts.map((part, i) => (i % 2 === 1 && part in vars ? el('span', { className: 'nowrap', text: String(vars[part]) }) : part)));
+}

@@ -1,0 +1,66 @@
+// IDs of a time range: the first and last ID the layout can make between two
+// times, for WHERE id BETWEEN first AND last.
+import { EngineError, bounds } from './engine.js';
+import { nodes } from './dom.js';
+import { parseTime } from './time.js';
+import { ErrorBox } from './errors.js';
+
+export class RangePanel {
+  /** `layout()` is the layout in use, or null. */
+  constructor(prefs, { layout }) {
+    this.prefs = prefs;
+    this.layout = layout;
+    this.$ = nodes({
+      form: 'range-form',
+      from: 'range-from',
+      to: 'range-to',
+      hint: 'hint-range-inputs',
+      result: 'range-result',
+      first: 'range-first',
+      last: 'range-last',
+      sql: 'range-sql',
+      fromError: 'error-range-from',
+      toError: 'error-range-to',
+    });
+    this.errors = {
+      from: new ErrorBox(prefs, this.$.fromError, this.$.from),
+      to: new ErrorBox(prefs, this.$.toError, this.$.to),
+    };
+    this.$.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.find();
+    });
+  }
+
+  find() {
+    this.errors.from.clear();
+    this.errors.to.clear();
+    this.$.result.hidden = true;
+    const layout = this.layout();
+    if (!layout) return;
+    const times = {};
+    for (const name of ['from', 'to']) {
+      const text = this.$[name].value.trim();
+      times[name] = parseTime(text, this.prefs.unit(), this.prefs.zone());
+      if (times[name] === null) this.errors[name].show(new EngineError('timestamp.notATime', name, text));
+    }
+    if (times.from === null || times.to === null) return;
+    let found;
+    try {
+      found = bounds(layout, times.from, times.to);
+    } catch (error) {
+      this.errors[error.field === 'to' ? 'to' : 'from'].show(error);
+      return;
+    }
+    this.$.first.textContent = found.first.toString();
+    this.$.last.textContent = found.last.toString();
+    this.$.sql.textContent = `WHERE id BETWEEN ${found.first} AND ${found.last}`;
+    this.$.result.hidden = false;
+  }
+
+  relabel() {
+    this.$.hint.textContent = this.prefs.t('range.hint', { unit: this.prefs.unitWord() });
+    this.errors.from.relabel();
+    this.errors.to.relabel();
+  }
+}
