@@ -111,6 +111,8 @@ pub(crate) enum Repr {
     },
     UnknownLayout {
         name: String,
+        /// The preset names to offer, from the table of presets.
+        presets: &'static [&'static str],
     },
     NoSequence {
         layout: String,
@@ -368,11 +370,13 @@ impl fmt::Display for Error {
                  {bits} bits and keeps the rest 0; its IDs are 0 to {max}"
             ),
             Repr::InvalidLayout { message } => write!(f, "invalid layout: {message}"),
-            Repr::UnknownLayout { name } => write!(
-                f,
-                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon, js53) \
-                 or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12"
-            ),
+            Repr::UnknownLayout { name, presets } => {
+                write!(f, "unknown layout {name:?}; use a preset (")?;
+                write_list(f, presets)?;
+                f.write_str(
+                    ") or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12",
+                )
+            }
             Repr::NoSequence { layout } => write!(
                 f,
                 "layout {layout} has no sequence field, so it can compose and decode but not generate; \
@@ -424,12 +428,12 @@ impl fmt::Display for Error {
     }
 }
 
-fn write_list(f: &mut fmt::Formatter<'_>, items: &[String]) -> fmt::Result {
+fn write_list(f: &mut fmt::Formatter<'_>, items: &[impl AsRef<str>]) -> fmt::Result {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        f.write_str(item)?;
+        f.write_str(item.as_ref())?;
     }
     Ok(())
 }
