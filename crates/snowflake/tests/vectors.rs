@@ -1,7 +1,8 @@
 //! The core against `testdata/vectors.json`, the cases the page's JavaScript
-//! engine and the SQL functions are checked against too. Every ID in that file
-//! was computed from the formula by `scripts/make-vectors.py`, not by this
-//! crate, so a wrong shift or a masked field here fails.
+//! engine and the SQL functions are checked against too. Every ID and verdict
+//! in that file was computed by `scripts/make-vectors.py` from the formula and
+//! its own copy of the presets, not by this crate, so a wrong shift, a masked
+//! field or a preset that drifted fails here.
 
 use std::path::Path;
 
@@ -163,11 +164,19 @@ fn the_table_of_presets_is_the_one_in_the_vectors() {
         assert_eq!(preset.name(), string(case, "name"), "{case}");
         assert_eq!(layout.spec(), string(case, "spec"), "{case}");
         assert_eq!(Some(preset.epoch_ms()), int(case, "epoch_ms"), "{case}");
-        assert_eq!(Some(preset.tick_ms() as i64), int(case, "tick_ms"), "{case}");
+        assert_eq!(
+            Some(preset.tick_ms() as i64),
+            int(case, "tick_ms"),
+            "{case}"
+        );
         assert_eq!(preset.sequence(), string(case, "sequence"), "{case}");
         let platform = preset.platform();
         assert_eq!(platform.name(), string(case, "platform"), "{case}");
-        assert_eq!(Some(platform.launched_ms()), int(case, "launched_ms"), "{case}");
+        assert_eq!(
+            Some(platform.launched_ms()),
+            int(case, "launched_ms"),
+            "{case}"
+        );
         let day = snowflake::UnixMillis(platform.launched_ms()).to_string();
         assert_eq!(&day[..10], string(case, "launched"), "{case}");
         assert_eq!(layout.platform(), Some(platform));
@@ -208,7 +217,9 @@ fn verdict_cases_read_the_same_under_every_preset() {
                     verdict == "impossible",
                     "{context}: {reason}"
                 ),
-                Some("future") => assert!(reason.contains("is in the future"), "{context}: {reason}"),
+                Some("future") => {
+                    assert!(reason.contains("is in the future"), "{context}: {reason}")
+                }
                 Some("before") => {
                     let platform = got.layout().platform().unwrap();
                     let day = snowflake::UnixMillis(platform.launched_ms()).to_string();
