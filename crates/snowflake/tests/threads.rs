@@ -53,25 +53,60 @@ fn stress_eight_threads_share_one_generator() {
     assert_eq!(generator.stats().issued, (THREADS * PER_THREAD) as u64);
 }
 
+/// Four threads take batches of up to 300 on the real clock. Every batch
+/// holds at least one ID (a call with `n > 0` never comes back empty), its
+/// IDs step by one sequence number, and no batch overlaps another, from its
+/// own thread or any other: sorted by their first IDs, each ends below the
+/// next one's start. The generator's count is exactly the IDs seen.
 #[test]
 fn batches_from_many_threads_never_overlap() {
+    const THREADS: usize = 4;
+    const CALLS: usize = 200;
+    const WANT: u64 = 300;
     let generator = Arc::new(Generator::new(Layout::twitter(), &[]).unwrap());
-    let handles: Vec<_> = (0..4)
+    let handles: Vec<_> = (0..THREADS)
         .map(|_| {
             let generator = Arc::clone(&generator);
             std::thread::spawn(move || {
-                let mut ids = Vec::new();
-                for _ in 0..200 {
-                    ids.extend(generator.next_ids(300).unwrap().map(Id::get));
-                }
-                ids
+                (0..CALLS)
+                    .map(|_| generator.next_ids(WANT).unwrap().map(Id::get).collect())
+                    .collect::<Vec<Vec<u64>>>()
             })
         })
         .collect();
-    let mut seen = HashSet::new();
+    let mut batches = Vec::with_capacity(THREADS * CALLS);
     for handle in handles {
-        for id in handle.join().unwrap() {
-            assert!(seen.insert(id), "duplicate {id}");
+        let mine = handle.join().unwrap();
+        for pair in mine.windows(2) {
+            assert!(
+                pair[0].last() < pair[1].first(),
+                "a thread's batches went down"
+            );
         }
+        batches.extend(mine);
     }
+    for batch in &batches {
+        assert!(!batch.is_empty(), "an empty batch for a request of {WANT}");
+        assert!(batch.len() as u64 <= WANT, "{} IDs for {WANT}", batch.len());
+        assert!(
+            batch.windows(2).all(|w| w[1] == w[0] + 1),
+            "not consecutive"
+        );
+    }
+    batches.sort_unstable_by_key(|b| b[0]);
+    for pair in batches.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(
+            a[a.len() - 1] < b[0],
+            "batch {}..={} reaches into one from {}",
+            a[0],
+            a[a.len() - 1],
+            b[0]
+        );
+    }
+    let seen: usize = batches.iter().map(Vec::len).sum();
+    assert_eq!(generator.stats().issued, seen as u64);
+    // The count adds up to IDs that are all different.
+    let distinct: HashSet<u64> = batches.iter().flatten().copied().collect();
+    assert_eq!(distinct.len(), seen);
 }
