@@ -142,6 +142,14 @@ pub(crate) enum Repr {
         lock: String,
         pid: Option<u32>,
     },
+    /// Another process wrote the state file or took its lock file: at start,
+    /// while the mark was waited out; later, since the last write.
+    StoreTaken {
+        path: String,
+        lock: String,
+        what: String,
+        at_start: bool,
+    },
 }
 
 impl Error {
@@ -162,7 +170,12 @@ impl Error {
             Repr::ClockBackwards { .. } => ErrorKind::ClockBackwards,
             Repr::TimeExhausted { .. } => ErrorKind::TimeExhausted,
             Repr::MarkAhead { .. } | Repr::Store { .. } => ErrorKind::Store,
-            Repr::StoreInUse { .. } => ErrorKind::StoreInUse,
+            Repr::StoreInUse { .. } | Repr::StoreTaken { at_start: true, .. } => {
+                ErrorKind::StoreInUse
+            }
+            Repr::StoreTaken {
+                at_start: false, ..
+            } => ErrorKind::Store,
             _ => ErrorKind::InvalidInput,
         }
     }
@@ -195,7 +208,8 @@ impl Error {
             | Repr::TimeExhausted { .. }
             | Repr::MarkAhead { .. }
             | Repr::Store { .. }
-            | Repr::StoreInUse { .. } => None,
+            | Repr::StoreInUse { .. }
+            | Repr::StoreTaken { .. } => None,
         }
     }
 
@@ -424,6 +438,29 @@ impl fmt::Display for Error {
                     ", which holds the lock on {lock}; one state file serves one generator at a time"
                 )
             }
+            Repr::StoreTaken {
+                path,
+                lock,
+                what,
+                at_start: true,
+            } => write!(
+                f,
+                "high-water mark store: {path} is in use by another process: {what} while this one \
+                 waited for its mark to pass; refusing to start (one state file serves one \
+                 generator at a time, and {lock} must never be removed while one runs)"
+            ),
+            Repr::StoreTaken {
+                path,
+                lock,
+                what,
+                at_start: false,
+            } => write!(
+                f,
+                "high-water mark store: {path} may be in use by another process: {what}; to keep \
+                 IDs unique this generator writes no more marks there and issues no ID past the \
+                 last one written. Restart it once one process uses the file, and never remove \
+                 {lock} while one runs"
+            ),
         }
     }
 }
