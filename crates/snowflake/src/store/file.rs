@@ -269,13 +269,14 @@ impl FileMarkStore {
             let _ = fs::remove_file(&tmp);
             return Err(err);
         }
+        // The file holds it now, whatever fails below.
+        held.expected = Some(text);
         after_rename();
         // The rename is durable only once the directory is.
         guard::sync_dir(&self.path)
             .map_err(|err| self.fail("cannot sync the directory of", err))?;
         // Still ours after the rename: the lock file was at its path after the
         // new mark was, so a process that locks a new one reads this mark.
-        held.expected = Some(text);
         self.check(held, false)
     }
 
