@@ -8,17 +8,35 @@ the Rust core and the page's engine, which the tests check against this file:
 
 Run it again after adding a case: python3 scripts/make-vectors.py
 """
+import datetime
 import json
 import os
 
+# The core's table of presets (crates/snowflake/src/presets.rs, Preset::ALL),
+# typed again here on purpose: the tests check the core against what this
+# script computes from it. name: (epoch_ms, tick_ms, widths, sequence,
+# platform, the day its IDs began).
 PRESETS = {
-    "twitter": (1288834974657, 1, [("time", 41), ("datacenter", 5), ("machine", 5), ("sequence", 12)]),
-    "discord": (1420070400000, 1, [("time", 42), ("worker", 5), ("process", 5), ("increment", 12)]),
-    "instagram": (1314220021721, 1, [("time", 41), ("shard", 13), ("sequence", 10)]),
-    "sonyflake": (1409529600000, 10, [("time", 39), ("sequence", 8), ("machine", 16)]),
-    "mastodon": (0, 1, [("time", 48), ("sequence", 16)]),
-    "js53": (1704067200000, 1, [("time", 41), ("worker", 6), ("sequence", 6)]),
+    "twitter": (1288834974657, 1, [("time", 41), ("datacenter", 5), ("machine", 5), ("sequence", 12)], "sequence", "Twitter", "2010-11-04"),
+    "discord": (1420070400000, 1, [("time", 42), ("worker", 5), ("process", 5), ("increment", 12)], "increment", "Discord", "2015-01-01"),
+    "instagram": (1314220021721, 1, [("time", 41), ("shard", 13), ("sequence", 10)], "sequence", "Instagram", "2011-08-24"),
+    "sonyflake": (1409529600000, 10, [("time", 39), ("sequence", 8), ("machine", 16)], "sequence", "Sonyflake", "2014-09-01"),
+    "mastodon": (0, 1, [("time", 48), ("sequence", 16)], "sequence", "Mastodon", "2016-03-16"),
+    "js53": (1704067200000, 1, [("time", 41), ("worker", 6), ("sequence", 6)], "sequence", "JavaScript-safe IDs", "2024-01-01"),
 }
+
+# How far past "now" an ID's time may be and still be possible (the core's
+# Readings::FUTURE_SLACK_MS): clocks disagree a little.
+FUTURE_SLACK_MS = 60_000
+# The "now" the verdict cases are judged against: 2025-01-01T00:00:00Z.
+NOW_MS = 1735689600000
+
+
+def day_ms(day):
+    """Unix milliseconds at 00:00 UTC of a YYYY-MM-DD day."""
+    d = datetime.date.fromisoformat(day)
+    return (d - datetime.date(1970, 1, 1)).days * 86_400_000
+
 
 B32 = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -52,7 +70,7 @@ def parse_spec(spec):
 
 def shape(layout, epoch=None, tick=None):
     if layout in PRESETS:
-        e, t, widths = PRESETS[layout]
+        e, t, widths = PRESETS[layout][:3]
     else:
         e, t, widths = 0, 1, parse_spec(layout)
     return (e if epoch is None else epoch), (t if tick is None else tick), widths
@@ -246,9 +264,81 @@ errors = [
         spec="twitter", epoch_ms=(1 << 63) - (1 << 40)),
 ]
 
+
+def spec(widths):
+    return ",".join(f"{name}:{bits}" for name, bits in widths)
+
+
+presets = [
+    {
+        "name": name,
+        "spec": spec(widths),
+        "epoch_ms": e,
+        "tick_ms": t,
+        "sequence": seq,
+        "platform": platform,
+        "launched_ms": day_ms(day),
+        "launched": day,
+    }
+    for name, (e, t, widths, seq, platform, day) in PRESETS.items()
+]
+
+
+def reading(name, n, now):
+    """One ID under one preset: impossible when a bit above the layout's
+    width is set; implausible when its time is past now and the slack, or
+    before the platform's day; possible otherwise."""
+    e, t, widths, _, _, day = PRESETS[name]
+    total = sum(b for _, b in widths)
+    if n >> total:
+        return {"layout": name, "verdict": "impossible", "timestamp_ms": None, "why": None}
+    ts = e + (n >> (total - widths[0][1])) * t
+    if ts > now + FUTURE_SLACK_MS:
+        verdict, why = "implausible", "future"
+    elif ts < day_ms(day):
+        verdict, why = "implausible", "before"
+    else:
+        verdict, why = "possible", None
+    return {"layout": name, "verdict": verdict, "timestamp_ms": ts, "why": why}
+
+
+def verdicts(note, n, now=NOW_MS):
+    return {"note": note, "id": str(n), "now_ms": now, "readings": [reading(p, n, now) for p in PRESETS]}
+
+
+def at_tick(name, ts, up):
+    """The ID of `name` with every field 0 at the first tick at or after
+    `ts` (up) or the last tick at or before it."""
+    e, t = PRESETS[name][:2]
+    units = -((e - ts) // t) if up else (ts - e) // t
+    return compose(name, e + units * t, {n: 0 for n, _ in PRESETS[name][2][1:]})
+
+
+readings = []
+for name, (e, t, _, _, platform, day) in PRESETS.items():
+    start = max(e, day_ms(day))
+    # Where the epoch is the day, this is ID 0, the case "zero" below.
+    if start > e:
+        readings.append(verdicts(f"{name}: the first time its IDs are possible", at_tick(name, start, True)))
+    if day_ms(day) > e:
+        readings.append(verdicts(f"{name}: the last time before {platform} began", at_tick(name, day_ms(day) - 1, False)))
+    edge = NOW_MS + FUTURE_SLACK_MS
+    readings.append(verdicts(f"{name}: the last time within the minute past now", at_tick(name, edge, False)))
+    readings.append(verdicts(f"{name}: the first time past the minute after now", at_tick(name, edge + 1, True)))
+readings += [
+    verdicts("zero: every layout's epoch, where each platform's IDs began but Mastodon's", 0),
+    verdicts("Discord's API reference: its example guild, 2015-04-26, before Discord's public launch", 41771983423143937),
+    verdicts("Discord's API reference: the snowflake example, 2016-04-30", 175928847299117063),
+    verdicts("Wikipedia's example tweet, 2022-06-28", 1541815603606036480),
+    verdicts("a Mastodon status ID of 2022-11-19", 109372843387334656),
+    verdicts("the sign bit set: impossible where a layout keeps it 0", 1 << 63),
+    verdicts("2^53: one past what js53 holds", 1 << 53),
+    verdicts("the largest 64-bit ID", MAX64),
+]
+
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
 os.makedirs(root, exist_ok=True)
 with open(os.path.join(root, "vectors.json"), "w", encoding="utf-8") as f:
-    json.dump({"compose": cases, "errors": errors}, f, ensure_ascii=False, indent=1)
+    json.dump({"presets": presets, "compose": cases, "errors": errors, "readings": readings}, f, ensure_ascii=False, indent=1)
     f.write("\n")
-print(f"{len(cases)} compose cases, {len(errors)} error cases")
+print(f"{len(presets)} presets, {len(cases)} compose cases, {len(errors)} error cases, {len(readings)} verdict cases")

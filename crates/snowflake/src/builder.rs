@@ -185,6 +185,9 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
                     }
                     self.clock.wait_toward(layout.timestamp_ms(mark_unit + 1));
                 }
+                // Nobody else may have moved the mark while it was waited
+                // out: then another process is issuing from the same store.
+                store.confirm()?;
                 // Everything up to and including the mark's unit may have been
                 // issued before the restart: start as if it was all used.
                 initial = plan.state(mark_unit, plan.seq_max);

@@ -88,9 +88,9 @@ const MAX_NAP_NS: u64 = 5_000_000;
 /// they sleep on the same machine and timers. It starts at Linux's default
 /// timer slack (a sleep may end up to 50 µs after its deadline, so that the
 /// kernel can fire timers together) plus a wake-up, and then follows the
-/// machine: where the slack is 1 ns (`prctl(PR_SET_TIMERSLACK)`, or a write
-/// to `/proc/self/timerslack_ns` before threads start) it falls to a few µs,
-/// and the spin, the CPU cost of waiting, with it.
+/// machine: where the slack is smaller (`prctl(PR_SET_TIMERSLACK)`, or a
+/// write to `/proc/self/timerslack_ns` before threads start) it falls, and
+/// the spin, the CPU cost of waiting, with it.
 ///
 /// A plain std atomic even under loom: it tunes how long a wait spins and no
 /// guarantee rests on it, since a wait always ends on a reading of the clock.
@@ -147,7 +147,8 @@ fn next_late_estimate(estimate: u64, late: Duration) -> u64 {
     late.max(estimate - estimate / 8)
 }
 
-/// The operating system's wall clock, read on every call (about 25 ns here).
+/// The operating system's wall clock, read on every call (its cost per call
+/// is in BENCHMARKS.md, beside the other clocks').
 ///
 /// ```
 /// use snowflake::{Clock, SystemClock};
@@ -291,8 +292,8 @@ pub struct CachedClock {
 impl CachedClock {
     /// How often the shared cached clock is refreshed: once a millisecond,
     /// just after it begins. The value only changes when a millisecond
-    /// begins, so a refresher that woke more often (it did every 100 µs)
-    /// would spend ten times the CPU without being closer to the wall clock.
+    /// begins, so a refresher that woke more often would spend more CPU
+    /// without being any closer to the wall clock.
     ///
     /// ```
     /// assert_eq!(snowflake::CachedClock::PERIOD.as_micros(), 1_000);

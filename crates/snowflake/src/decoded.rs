@@ -226,14 +226,9 @@ mod serde_impl {
 
     impl Serialize for Text {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut map = serializer.serialize_map(Some(4))?;
+            let mut map = serializer.serialize_map(Some(TextForm::ENCODED.len()))?;
             let mut buf = [0u8; TextForm::MAX_LEN];
-            for form in [
-                TextForm::Hex,
-                TextForm::Base32,
-                TextForm::Base62,
-                TextForm::Base58,
-            ] {
+            for &form in TextForm::ENCODED {
                 map.serialize_entry(form.name(), form.encode(self.0, &mut buf))?;
             }
             map.end()

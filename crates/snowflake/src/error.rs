@@ -111,6 +111,8 @@ pub(crate) enum Repr {
     },
     UnknownLayout {
         name: String,
+        /// The preset names to offer, from the table of presets.
+        presets: &'static [&'static str],
     },
     NoSequence {
         layout: String,
@@ -140,6 +142,14 @@ pub(crate) enum Repr {
         lock: String,
         pid: Option<u32>,
     },
+    /// Another process wrote the state file or took its lock file: at start,
+    /// while the mark was waited out; later, since the last write.
+    StoreTaken {
+        path: String,
+        lock: String,
+        what: String,
+        at_start: bool,
+    },
 }
 
 impl Error {
@@ -160,7 +170,12 @@ impl Error {
             Repr::ClockBackwards { .. } => ErrorKind::ClockBackwards,
             Repr::TimeExhausted { .. } => ErrorKind::TimeExhausted,
             Repr::MarkAhead { .. } | Repr::Store { .. } => ErrorKind::Store,
-            Repr::StoreInUse { .. } => ErrorKind::StoreInUse,
+            Repr::StoreInUse { .. } | Repr::StoreTaken { at_start: true, .. } => {
+                ErrorKind::StoreInUse
+            }
+            Repr::StoreTaken {
+                at_start: false, ..
+            } => ErrorKind::Store,
             _ => ErrorKind::InvalidInput,
         }
     }
@@ -193,7 +208,8 @@ impl Error {
             | Repr::TimeExhausted { .. }
             | Repr::MarkAhead { .. }
             | Repr::Store { .. }
-            | Repr::StoreInUse { .. } => None,
+            | Repr::StoreInUse { .. }
+            | Repr::StoreTaken { .. } => None,
         }
     }
 
@@ -368,11 +384,13 @@ impl fmt::Display for Error {
                  {bits} bits and keeps the rest 0; its IDs are 0 to {max}"
             ),
             Repr::InvalidLayout { message } => write!(f, "invalid layout: {message}"),
-            Repr::UnknownLayout { name } => write!(
-                f,
-                "unknown layout {name:?}; use a preset (twitter, discord, instagram, sonyflake, mastodon, js53) \
-                 or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12"
-            ),
+            Repr::UnknownLayout { name, presets } => {
+                write!(f, "unknown layout {name:?}; use a preset (")?;
+                write_list(f, presets)?;
+                f.write_str(
+                    ") or fields most significant first, like time:41,datacenter:5,machine:5,sequence:12",
+                )
+            }
             Repr::NoSequence { layout } => write!(
                 f,
                 "layout {layout} has no sequence field, so it can compose and decode but not generate; \
@@ -420,16 +438,39 @@ impl fmt::Display for Error {
                     ", which holds the lock on {lock}; one state file serves one generator at a time"
                 )
             }
+            Repr::StoreTaken {
+                path,
+                lock,
+                what,
+                at_start: true,
+            } => write!(
+                f,
+                "high-water mark store: {path} is in use by another process: {what} while this one \
+                 waited for its mark to pass; refusing to start (one state file serves one \
+                 generator at a time, and {lock} must never be removed while one runs)"
+            ),
+            Repr::StoreTaken {
+                path,
+                lock,
+                what,
+                at_start: false,
+            } => write!(
+                f,
+                "high-water mark store: {path} may be in use by another process: {what}; to keep \
+                 IDs unique this generator writes no more marks there and issues no ID past the \
+                 last one written. Restart it once one process uses the file, and never remove \
+                 {lock} while one runs"
+            ),
         }
     }
 }
 
-fn write_list(f: &mut fmt::Formatter<'_>, items: &[String]) -> fmt::Result {
+fn write_list(f: &mut fmt::Formatter<'_>, items: &[impl AsRef<str>]) -> fmt::Result {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        f.write_str(item)?;
+        f.write_str(item.as_ref())?;
     }
     Ok(())
 }

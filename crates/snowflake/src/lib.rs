@@ -89,7 +89,8 @@ pub use error::{Error, ErrorKind};
 pub use generator::{Generator, GeneratorStats, SharedGenerator};
 pub use id::Id;
 pub use layout::{Field, Layout, LayoutBuilder};
-pub use readings::{Platform, Reading, Readings, Verdict};
+pub use presets::{Platform, Preset};
+pub use readings::{Reading, Readings, Verdict};
 #[cfg(feature = "std")]
 pub use store::{FileMarkStore, MarkStore};
 pub use text::TextForm;

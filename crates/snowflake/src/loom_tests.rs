@@ -69,6 +69,10 @@ fn loom_three_threads_one_id_each() {
     run(3, 1);
 }
 
+/// Two threads take a batch of two at once: each batch holds at least one
+/// ID (a request for two never comes back empty), and the two batches lie
+/// one wholly below the other, never interleaved; the generator counts
+/// exactly the IDs handed out.
 #[test]
 fn loom_batches_do_not_overlap() {
     loom::model(|| {
@@ -77,9 +81,21 @@ fn loom_batches_do_not_overlap() {
         let handle = thread::spawn(move || other.next_ids(2).unwrap().collect::<Vec<_>>());
         let mine: Vec<_> = generator.next_ids(2).unwrap().collect();
         let theirs = handle.join().unwrap();
-        for id in &mine {
-            assert!(!theirs.contains(id));
+        for batch in [&mine, &theirs] {
+            assert!(!batch.is_empty(), "an empty batch");
+            assert!(batch.len() <= 2);
+            assert!(batch.windows(2).all(|w| w[0] < w[1]));
         }
+        let (low, high) = if mine[0] < theirs[0] {
+            (&mine, &theirs)
+        } else {
+            (&theirs, &mine)
+        };
+        assert!(
+            low[low.len() - 1] < high[0],
+            "batches interleave: {mine:?} {theirs:?}"
+        );
+        assert_eq!(generator.stats().issued, (mine.len() + theirs.len()) as u64);
     });
 }
 

@@ -12,31 +12,6 @@ use crate::id::Id;
 use crate::layout::Layout;
 use crate::time::UnixMillis;
 
-/// Who uses a preset, and since when: IDs dated before that are implausible.
-///
-/// ```
-/// let discord = snowflake::Layout::discord().platform().unwrap();
-/// assert_eq!(discord.name(), "Discord");
-/// assert_eq!(discord.launched_ms(), 1420070400000);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Platform {
-    name: &'static str,
-    launched_ms: i64,
-}
-
-impl Platform {
-    /// The platform's name, e.g. `Discord`.
-    pub const fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// When its IDs began, Unix milliseconds (a day's start, UTC).
-    pub const fn launched_ms(&self) -> i64 {
-        self.launched_ms
-    }
-}
-
 /// How believable an ID's reading under one layout is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
@@ -122,19 +97,18 @@ impl<'a> Readings<'a> {
     /// (the caller reads its clock, so that tests can fix it). A reading is
     /// impossible when the layout cannot decode the ID, implausible when the
     /// time is more than [`Readings::FUTURE_SLACK_MS`] past `now_ms` or before
-    /// the layout's [`Platform`] began, and possible otherwise.
+    /// the layout's [`Platform`](crate::Platform) began, and possible otherwise.
     ///
     /// ```
     /// use snowflake::{Id, Layout, Readings, Verdict};
     ///
-    /// let presets = Layout::presets();
+    /// let layouts = [Layout::twitter(), Layout::discord(), Layout::js53()];
     /// // A tweet of 2022-06-28, read on 2024-01-01.
-    /// let all = Readings::new(&presets, Id::new(1541815603606036480), 1704067200000);
+    /// let all = Readings::new(&layouts, Id::new(1541815603606036480), 1704067200000);
     /// let verdicts: Vec<Verdict> = all.readings().iter().map(|r| r.verdict()).collect();
     /// use Verdict::*;
-    /// // twitter, discord (2026: the future), instagram, sonyflake (2043),
-    /// // mastodon (the 2700s), js53 (61 bits do not fit in 53).
-    /// assert_eq!(verdicts, [Possible, Implausible, Possible, Implausible, Implausible, Impossible]);
+    /// // Discord's epoch puts it in 2026, the future; 61 bits do not fit in js53's 53.
+    /// assert_eq!(verdicts, [Possible, Implausible, Impossible]);
     /// assert_eq!(all.readings()[1].reason(), Some(
     ///     "its time, 2026-08-25T14:24:45.448Z, is in the future (now is 2024-01-01T00:00:00.000Z)"
     /// ));
@@ -166,12 +140,12 @@ impl<'a> Readings<'a> {
                         UnixMillis(now_ms)
                     );
                     (Verdict::Implausible, Some(reason))
-                } else if let Some(p) = platform.filter(|p| time < p.launched_ms) {
+                } else if let Some(p) = platform.filter(|p| time < p.launched_ms()) {
                     let reason = alloc::format!(
                         "its time, {}, is before {} began ({})",
                         UnixMillis(time),
-                        p.name,
-                        &UnixMillis(p.launched_ms).to_string()[..10]
+                        p.name(),
+                        &UnixMillis(p.launched_ms()).to_string()[..10]
                     );
                     (Verdict::Implausible, Some(reason))
                 } else {
@@ -200,40 +174,6 @@ impl<'a> Readings<'a> {
     /// One reading per layout, in the order the layouts were given.
     pub fn readings(&self) -> &[Reading<'a>] {
         &self.readings
-    }
-}
-
-impl Layout {
-    /// The platform a preset belongs to, for judging readings; `None` for a
-    /// custom layout, or a preset given another epoch or tick.
-    ///
-    /// ```
-    /// use snowflake::Layout;
-    ///
-    /// assert_eq!(Layout::twitter().platform().unwrap().name(), "Twitter");
-    /// assert!(Layout::twitter().with_epoch_ms(0)?.platform().is_none());
-    /// assert!(Layout::parse("time:41,node:22")?.platform().is_none());
-    /// # Ok::<(), snowflake::Error>(())
-    /// ```
-    pub fn platform(&self) -> Option<Platform> {
-        // (preset, platform, launch: 00:00 UTC of the day its IDs began)
-        const PLATFORMS: [(&str, &str, i64); 6] = [
-            ("twitter", "Twitter", 1288828800000),          // 2010-11-04
-            ("discord", "Discord", 1420070400000),          // 2015-01-01, its epoch
-            ("instagram", "Instagram", 1293840000000),      // 2011-01-01
-            ("sonyflake", "Sonyflake", 1409529600000),      // 2014-09-01
-            ("mastodon", "Mastodon", 1458086400000),        // 2016-03-16
-            ("js53", "JavaScript-safe IDs", 1704067200000), // its epoch
-        ];
-        let name = self.name();
-        let (preset, platform, launched_ms) = PLATFORMS.into_iter().find(|(n, _, _)| *n == name)?;
-        let original = Layout::preset(preset)?;
-        (original.epoch_ms() == self.epoch_ms() && original.tick_ms() == self.tick_ms()).then_some(
-            Platform {
-                name: platform,
-                launched_ms,
-            },
-        )
     }
 }
 
@@ -279,58 +219,65 @@ mod tests {
 
     const JAN_2025: i64 = 1735689600000;
 
-    fn verdicts(id: u64, now_ms: i64) -> Vec<(String, Verdict, Option<String>)> {
-        let presets = Layout::presets();
-        Readings::new(&presets, Id::new(id), now_ms)
+    fn presets(names: &[&str]) -> Vec<Layout> {
+        names.iter().map(|n| Layout::preset(n).unwrap()).collect()
+    }
+
+    /// The verdict and reason of each named preset's reading.
+    fn verdicts(names: &[&str], id: u64, now_ms: i64) -> Vec<(Verdict, Option<String>)> {
+        let layouts = presets(names);
+        Readings::new(&layouts, Id::new(id), now_ms)
             .readings()
             .iter()
-            .map(|r| {
-                (
-                    r.layout().name().into_owned(),
-                    r.verdict(),
-                    r.reason().map(str::to_string),
-                )
-            })
+            .map(|r| (r.verdict(), r.reason().map(str::to_string)))
             .collect()
     }
 
     #[test]
     fn a_discord_id_is_possible_only_where_it_makes_sense() {
         // Discord's own documentation example: 2016-04-30T11:18:25.796Z.
-        let v = verdicts(175928847299117063, JAN_2025);
-        let by: Vec<(&str, Verdict)> = v.iter().map(|(n, v, _)| (n.as_str(), *v)).collect();
+        let names = [
+            "twitter",
+            "discord",
+            "instagram",
+            "sonyflake",
+            "mastodon",
+            "js53",
+        ];
+        let v = verdicts(&names, 175928847299117063, JAN_2025);
+        let by: Vec<Verdict> = v.iter().map(|(v, _)| *v).collect();
         assert_eq!(
             by,
             [
                 // 2012-03-03: after Twitter began.
-                ("twitter", Verdict::Possible),
-                ("discord", Verdict::Possible),
+                Verdict::Possible,
+                Verdict::Possible,
                 // 2012-04-23 under Instagram's epoch.
-                ("instagram", Verdict::Possible),
+                Verdict::Possible,
                 // 2017-12-27 in 10 ms ticks.
-                ("sonyflake", Verdict::Possible),
+                Verdict::Possible,
                 // Mastodon's milliseconds put it in 2055.
-                ("mastodon", Verdict::Implausible),
+                Verdict::Implausible,
                 // 58 bits: too wide for 53.
-                ("js53", Verdict::Impossible),
+                Verdict::Impossible,
             ]
         );
         assert_eq!(
-            v[4].2.as_deref(),
+            v[4].1.as_deref(),
             Some(
                 "its time, 2055-01-25T03:39:30.946Z, is in the future (now is 2025-01-01T00:00:00.000Z)"
             )
         );
         assert!(
-            v[5].2
+            v[5].1
                 .as_deref()
                 .unwrap()
                 .starts_with("id 175928847299117063 has bits set above its lowest 53")
         );
         // A small ID under Mastodon's Unix epoch is from 1970.
-        let v = verdicts(4194439168, JAN_2025);
+        let v = verdicts(&["mastodon"], 4194439168, JAN_2025);
         assert_eq!(
-            v[4].2.as_deref(),
+            v[0].1.as_deref(),
             Some("its time, 1970-01-01T00:01:04.002Z, is before Mastodon began (2016-03-16)")
         );
     }
@@ -354,64 +301,55 @@ mod tests {
         }
     }
 
+    /// Each preset's first possible time is its platform's day or its epoch,
+    /// whichever is later; a millisecond before it is implausible where the
+    /// layout can say it at all.
     #[test]
     fn before_the_platform_began_is_implausible() {
-        let twitter = Layout::twitter();
-        // Twitter's epoch is 01:42 UTC on its launch day: from that day on, possible.
-        let first = twitter.compose(twitter.epoch_ms(), &[]).unwrap();
-        let all = Readings::new(core::slice::from_ref(&twitter), first, JAN_2025);
-        assert_eq!(all.readings()[0].verdict(), Verdict::Possible);
-        let instagram = Layout::instagram();
-        let early = instagram.compose(instagram.epoch_ms(), &[]).unwrap();
-        let all = Readings::new(core::slice::from_ref(&instagram), early, JAN_2025);
-        assert_eq!(all.readings()[0].verdict(), Verdict::Possible);
-        let mastodon = Layout::mastodon();
-        let before = mastodon.compose(1458086400000 - 1, &[]).unwrap();
-        let all = Readings::new(core::slice::from_ref(&mastodon), before, JAN_2025);
-        assert_eq!(all.readings()[0].verdict(), Verdict::Implausible);
-        let on = mastodon.compose(1458086400000, &[]).unwrap();
-        let all = Readings::new(core::slice::from_ref(&mastodon), on, JAN_2025);
-        assert_eq!(all.readings()[0].verdict(), Verdict::Possible);
+        for layout in Layout::presets() {
+            let launched = layout.platform().unwrap().launched_ms();
+            let first = launched.max(layout.epoch_ms());
+            let at = layout.compose(first, &[]).unwrap();
+            let all = Readings::new(core::slice::from_ref(&layout), at, JAN_2025);
+            assert_eq!(all.readings()[0].verdict(), Verdict::Possible, "{layout}");
+            if launched > layout.epoch_ms() {
+                let before = layout.compose(launched - 1, &[]).unwrap();
+                let all = Readings::new(core::slice::from_ref(&layout), before, JAN_2025);
+                assert_eq!(
+                    all.readings()[0].verdict(),
+                    Verdict::Implausible,
+                    "{layout}"
+                );
+                let reason = all.readings()[0].reason().unwrap();
+                assert!(reason.contains("is before"), "{reason}");
+            }
+        }
     }
 
     #[test]
-    fn every_preset_has_a_platform_and_custom_layouts_none() {
-        let launches: Vec<(&str, String)> = Layout::presets()
-            .iter()
-            .map(|l| {
-                let p = l.platform().unwrap();
-                (p.name(), UnixMillis(p.launched_ms()).to_string())
-            })
-            .collect();
-        assert_eq!(
-            launches,
-            [
-                ("Twitter", "2010-11-04T00:00:00.000Z".to_string()),
-                ("Discord", "2015-01-01T00:00:00.000Z".to_string()),
-                ("Instagram", "2011-01-01T00:00:00.000Z".to_string()),
-                ("Sonyflake", "2014-09-01T00:00:00.000Z".to_string()),
-                ("Mastodon", "2016-03-16T00:00:00.000Z".to_string()),
-                (
-                    "JavaScript-safe IDs",
-                    "2024-01-01T00:00:00.000Z".to_string()
-                ),
-            ]
+    fn custom_layouts_and_moved_presets_have_no_platform() {
+        let custom = Layout::parse("time:41,node:22").unwrap();
+        let moved = Layout::mastodon().with_epoch_ms(1).unwrap();
+        let layouts = [custom, moved];
+        // 1970 under both: with no platform, only the future is implausible.
+        let all = Readings::new(&layouts, Id::new(1 << 22), JAN_2025);
+        for r in all.readings() {
+            assert_eq!(r.verdict(), Verdict::Possible, "{}", r.layout());
+        }
+        let v = verdicts(
+            &["twitter", "sonyflake", "js53", "discord"],
+            1 << 63,
+            JAN_2025,
         );
-        let sign_set = Id::new(1 << 63);
-        let v = verdicts(sign_set.get(), JAN_2025);
-        let impossible: Vec<&str> = v
-            .iter()
-            .filter(|(_, v, _)| *v == Verdict::Impossible)
-            .map(|(n, _, _)| n.as_str())
-            .collect();
-        assert_eq!(impossible, ["twitter", "sonyflake", "js53"]);
+        let impossible: Vec<bool> = v.iter().map(|(v, _)| *v == Verdict::Impossible).collect();
+        assert_eq!(impossible, [true, true, true, false]);
     }
 
     #[cfg(feature = "serde")]
     #[test]
     fn json_names_each_reading() {
-        let presets = Layout::presets();
-        let all = Readings::new(&presets, Id::new(4194439168), JAN_2025);
+        let layouts = presets(&["twitter", "mastodon", "js53"]);
+        let all = Readings::new(&layouts, Id::new(4194439168), JAN_2025);
         let json = serde_json::to_value(&all).unwrap();
         assert_eq!(json["id"], "4194439168");
         assert_eq!(json["now"], "2025-01-01T00:00:00.000Z");
@@ -422,17 +360,21 @@ mod tests {
         assert_eq!(first["verdict"], "possible");
         assert_eq!(first["reason"], serde_json::Value::Null);
         assert_eq!(first["decoded"]["time"], "2010-11-04T01:42:55.657Z");
-        let js53 = &json["readings"][5];
-        assert_eq!(js53["verdict"], "possible");
-        let mastodon = &json["readings"][4];
+        let mastodon = &json["readings"][1];
         assert_eq!(mastodon["verdict"], "implausible");
         assert!(mastodon["decoded"].is_object());
+        let js53 = &json["readings"][2];
+        assert_eq!(js53["verdict"], "possible");
         let impossible =
-            serde_json::to_value(Readings::new(&presets, Id::new(u64::MAX), JAN_2025)).unwrap();
+            serde_json::to_value(Readings::new(&layouts, Id::new(u64::MAX), JAN_2025)).unwrap();
         assert_eq!(
             impossible["readings"][0]["decoded"],
             serde_json::Value::Null
         );
         assert_eq!(impossible["readings"][0]["verdict"], "impossible");
+        let custom = [Layout::parse("time:41,node:22").unwrap()];
+        let json = serde_json::to_value(Readings::new(&custom, Id::new(1), JAN_2025)).unwrap();
+        assert_eq!(json["readings"][0]["platform"], serde_json::Value::Null);
+        assert_eq!(json["readings"][0]["launched"], serde_json::Value::Null);
     }
 }

@@ -29,6 +29,7 @@ impl Layout {
         if !input.contains(':') {
             return Err(Error::new(Repr::UnknownLayout {
                 name: input.to_string(),
+                presets: &Layout::PRESETS,
             }));
         }
         let mut builder = Layout::builder();
@@ -96,7 +97,7 @@ mod tests {
     fn custom_layout_errors_name_the_problem() {
         let cases = [
             ("", "unknown layout"),
-            ("flickr", "unknown layout \"flickr\""),
+            ("flickr", "unknown layout \"flickr\"; use a preset ("),
             ("machine:5,time:58", "the first field must be time"),
             ("time:41,machine", "\"machine\" is not name:bits"),
             ("time:41,machine:x", "\"x\", is not a number of bits"),
@@ -123,6 +124,21 @@ mod tests {
                 Err(err) => assert!(err.to_string().contains(expected), "{input}: {err}"),
             }
         }
+    }
+
+    #[test]
+    fn an_unknown_name_is_offered_every_preset_from_the_table() {
+        let err = Layout::parse("flickr").unwrap_err();
+        assert_eq!(err.field(), Some("layout"));
+        assert_eq!(
+            err.to_string(),
+            alloc::format!(
+                "unknown layout \"flickr\"; use a preset ({}) or fields most significant first, \
+                 like time:41,datacenter:5,machine:5,sequence:12",
+                Layout::PRESETS.join(", ")
+            )
+        );
+        assert!(err.to_string().contains("(twitter, discord, "), "{err}");
     }
 
     #[test]

@@ -113,6 +113,19 @@ impl fmt::Display for UnixMillis {
     }
 }
 
+/// Unix milliseconds at 00:00 UTC of a proleptic Gregorian date, after
+/// Howard Hinnant's `days_from_civil`: the inverse of [`civil_from_days`],
+/// so that a table can give a day as a date and not as a number.
+pub(crate) const fn midnight_ms(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if month > 2 { month - 3 } else { month + 9 } as i64;
+    let doy = (153 * mp + 2) / 5 + day as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe - 719_468) * MS_PER_DAY
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
 /// Howard Hinnant's `civil_from_days`, which is exact over the whole i64 range
 /// of milliseconds.
@@ -133,6 +146,23 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    #[test]
+    fn midnight_is_the_inverse_of_the_calendar() {
+        assert_eq!(midnight_ms(1970, 1, 1), 0);
+        assert_eq!(midnight_ms(2015, 1, 1), 1420070400000);
+        assert_eq!(midnight_ms(2000, 2, 29), 951782400000);
+        assert_eq!(midnight_ms(1969, 12, 31), -MS_PER_DAY);
+        // Every day of four centuries around the epoch, leap days included.
+        for days in -73_049..73_049 {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(
+                midnight_ms(year, month, day),
+                days * MS_PER_DAY,
+                "{year}-{month}-{day}"
+            );
+        }
+    }
 
     #[test]
     fn known_dates() {

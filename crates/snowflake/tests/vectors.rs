@@ -1,7 +1,8 @@
 //! The core against `testdata/vectors.json`, the cases the page's JavaScript
-//! engine and the SQL functions are checked against too. Every ID in that file
-//! was computed from the formula by `scripts/make-vectors.py`, not by this
-//! crate, so a wrong shift or a masked field here fails.
+//! engine and the SQL functions are checked against too. Every ID and verdict
+//! in that file was computed by `scripts/make-vectors.py` from the formula and
+//! its own copy of the presets, not by this crate, so a wrong shift, a masked
+//! field or a preset that drifted fails here.
 
 use std::path::Path;
 
@@ -147,4 +148,100 @@ fn error_cases_name_the_field_and_the_value() {
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} error cases checked");
+}
+
+/// The table of presets is the one the vectors were made from: name, widths,
+/// epoch, tick, sequence, platform and the day its IDs began, in order. A
+/// preset added to the core must be added to `scripts/make-vectors.py` too,
+/// and the other languages' copies are checked against the same file.
+#[test]
+fn the_table_of_presets_is_the_one_in_the_vectors() {
+    let v = vectors();
+    let expected = cases(&v, "presets");
+    assert_eq!(expected.len(), snowflake::Preset::ALL.len());
+    for (case, preset) in expected.iter().zip(snowflake::Preset::ALL) {
+        let layout = preset.layout();
+        assert_eq!(preset.name(), string(case, "name"), "{case}");
+        assert_eq!(layout.spec(), string(case, "spec"), "{case}");
+        assert_eq!(Some(preset.epoch_ms()), int(case, "epoch_ms"), "{case}");
+        assert_eq!(
+            Some(preset.tick_ms() as i64),
+            int(case, "tick_ms"),
+            "{case}"
+        );
+        assert_eq!(preset.sequence(), string(case, "sequence"), "{case}");
+        let platform = preset.platform();
+        assert_eq!(platform.name(), string(case, "platform"), "{case}");
+        assert_eq!(
+            Some(platform.launched_ms()),
+            int(case, "launched_ms"),
+            "{case}"
+        );
+        let day = snowflake::UnixMillis(platform.launched_ms()).to_string();
+        assert_eq!(&day[..10], string(case, "launched"), "{case}");
+        assert_eq!(layout.platform(), Some(platform));
+    }
+}
+
+/// Each ID read under every preset against the case's fixed "now": the
+/// verdict, the time read, and what the reason names, as `scripts/make-vectors.py`
+/// computed them from the formula and the platforms' days.
+#[test]
+fn verdict_cases_read_the_same_under_every_preset() {
+    let v = vectors();
+    let presets = Layout::presets();
+    let mut checked = 0;
+    let mut seen = std::collections::HashSet::new();
+    for case in cases(&v, "readings") {
+        let id = Id::parse(string(case, "id")).unwrap();
+        let now = int(case, "now_ms").expect("now_ms");
+        let all = snowflake::Readings::new(&presets, id, now);
+        let expected = case["readings"].as_array().expect("readings");
+        assert_eq!(all.readings().len(), expected.len(), "{case}");
+        for (got, want) in all.readings().iter().zip(expected) {
+            let name = got.layout().name();
+            let context = format!("{} under {name}", string(case, "note"));
+            assert_eq!(name, string(want, "layout"), "{context}");
+            let verdict = got.verdict().name();
+            assert_eq!(verdict, string(want, "verdict"), "{context}");
+            seen.insert((name.into_owned(), verdict));
+            assert_eq!(
+                got.decoded().map(|d| d.timestamp_ms()),
+                want["timestamp_ms"].as_i64(),
+                "{context}"
+            );
+            let reason = got.reason().unwrap_or_default();
+            match want["why"].as_str() {
+                None => assert_eq!(
+                    got.reason().is_some(),
+                    verdict == "impossible",
+                    "{context}: {reason}"
+                ),
+                Some("future") => {
+                    assert!(reason.contains("is in the future"), "{context}: {reason}")
+                }
+                Some("before") => {
+                    let platform = got.layout().platform().unwrap();
+                    let day = snowflake::UnixMillis(platform.launched_ms()).to_string();
+                    let began = format!("is before {} began ({})", platform.name(), &day[..10]);
+                    assert!(reason.contains(&began), "{context}: {reason}");
+                }
+                Some(other) => panic!("{context}: unknown why {other:?}"),
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} verdict cases checked");
+    // Every preset is seen possible and implausible, and impossible unless
+    // it uses all 64 bits, at least once.
+    for layout in &presets {
+        for verdict in ["possible", "implausible", "impossible"] {
+            let expected = verdict != "impossible" || layout.bits() < 64;
+            assert_eq!(
+                seen.contains(&(layout.name().into_owned(), verdict)),
+                expected,
+                "{layout} {verdict}"
+            );
+        }
+    }
 }

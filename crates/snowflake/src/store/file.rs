@@ -21,6 +21,27 @@ use crate::layout::Layout;
 /// holder's process ID, which the lock file records. The lock file stays
 /// behind: removing it could let two processes lock two different files.
 ///
+/// # Two processes never both issue from one state file
+///
+/// The lock alone cannot promise that: an operator who deletes the lock file
+/// of a running process lets a second process create and lock a new one. So
+/// the holder also checks, on every write, that it still holds the file at
+/// the lock path (the same device and inode as the file it locked) and that
+/// the state file holds what it wrote last, both just before it renames its
+/// new mark into place and again just after. If either fails, another
+/// process may be using the file: the store writes nothing more, ever, and
+/// every later [`save`](MarkStore::save) fails (kind
+/// [`ErrorKind::Store`](crate::error::ErrorKind::Store)), so its generator
+/// issues nothing past the last mark it wrote, and never lowers the mark
+/// another process raised. A starting process reads the mark after it has
+/// the lock and issues only above it; because the holder saw its own lock
+/// file at the lock path after its last successful write, that write came
+/// before the lock file was removed, hence before the newcomer read the
+/// mark. A newcomer whose file changes while it waits for the mark to pass
+/// refuses to start ([`MarkStore::confirm`], kind `StoreInUse`).
+///
+/// # The file
+///
 /// The file is one line that names the layout it belongs to and carries a
 /// checksum:
 ///
@@ -53,6 +74,12 @@ use crate::layout::Layout;
 /// let second = FileMarkStore::new(dir.join("mark"));
 /// let err = second.open(&Layout::twitter()).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::StoreInUse);
+///
+/// // The lock file removed under the holder: it stops writing.
+/// std::fs::remove_file(store.lock_path()).unwrap();
+/// let err = store.save(1_700_000_001_999).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Store);
+/// assert!(err.to_string().contains("mark.lock was removed"));
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), snowflake::Error>(())
 /// ```
@@ -62,12 +89,20 @@ pub struct FileMarkStore {
     opened: Mutex<Option<Opened>>,
 }
 
-/// What `open` established: the lock, held for the store's life, and the
-/// layout every load is checked against and every save names.
+/// What `open` established: the lock, held for the store's life, the layout
+/// every load is checked against and every save names, and what the store
+/// knows the file to hold.
 #[derive(Debug)]
 struct Opened {
     _lock: File,
+    /// The locked file's device and inode, for finding it still at the lock path.
+    lock_id: Option<(u64, u64)>,
     layout: Layout,
+    /// The state file's text as this store last read or wrote it; `None`
+    /// when there was no file.
+    expected: Option<String>,
+    /// Why the store stopped writing, once it has: it never starts again.
+    lost: Option<String>,
 }
 
 impl FileMarkStore {
@@ -120,31 +155,129 @@ impl FileMarkStore {
         })
     }
 
-    fn read(&self, layout: Option<&Layout>) -> Result<Option<Stored>, Error> {
+    /// The state file's whole text, or `None` when there is no file.
+    fn read_text(&self) -> Result<Option<String>, Error> {
         let Some(mut file) = guard::open_existing(&self.path)? else {
             return Ok(None);
         };
         let mut text = String::new();
         file.read_to_string(&mut text)
             .map_err(|err| self.fail("cannot read", err))?;
-        format::decode(&text, layout)
-            .map(Some)
-            .map_err(|problem| self.fail("cannot use", problem))
+        Ok(Some(text))
     }
 
-    fn write(&self, layout: &Layout, mark_ms: i64) -> Result<(), Error> {
+    fn read(&self, layout: Option<&Layout>) -> Result<Option<Stored>, Error> {
+        self.read_text()?
+            .map(|text| {
+                format::decode(&text, layout).map_err(|problem| self.fail("cannot use", problem))
+            })
+            .transpose()
+    }
+
+    /// Whether the file at the lock path is still the one this store locked
+    /// and the state file still holds what it last read or wrote: `Ok(None)`
+    /// when so, `Ok(Some(what))` saying what another process did when not.
+    /// An error is a failure to look, which says nothing either way.
+    fn taken(&self, held: &Opened) -> Result<Option<String>, Error> {
+        let lock_path = self.lock_path();
+        match std::fs::symlink_metadata(&lock_path) {
+            Ok(meta) if guard::file_id(&meta) == held.lock_id => {}
+            Ok(_) => {
+                return Ok(Some(format!(
+                    "its lock file {} was replaced by another file",
+                    lock_path.display()
+                )));
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Some(format!(
+                    "its lock file {} was removed",
+                    lock_path.display()
+                )));
+            }
+            Err(err) => {
+                return Err(Error::store(format!(
+                    "cannot look at {}: {err}",
+                    lock_path.display()
+                )));
+            }
+        }
+        let text = self.read_text()?;
+        if text != held.expected {
+            let what = match (&text, &held.expected) {
+                (None, _) => "it was removed".to_string(),
+                (Some(_), None) => "it was created by another process".to_string(),
+                (Some(_), Some(_)) => {
+                    "another process changed it since this one last read or wrote it".to_string()
+                }
+            };
+            return Ok(Some(what));
+        }
+        Ok(None)
+    }
+
+    /// Fails, and stops the store for good, if another process took the file.
+    fn check(&self, held: &mut Opened, at_start: bool) -> Result<(), Error> {
+        if let Some(what) = self.taken(held)? {
+            return Err(self.stop(held, what, at_start));
+        }
+        Ok(())
+    }
+
+    /// Stops the store for good and says why.
+    fn stop(&self, held: &mut Opened, what: String, at_start: bool) -> Error {
+        held.lost = Some(what.clone());
+        Error::new(Repr::StoreTaken {
+            path: self.path.display().to_string(),
+            lock: self.lock_path().display().to_string(),
+            what,
+            at_start,
+        })
+    }
+
+    /// Writes the mark as the type's documentation describes: to a new file,
+    /// checked, renamed into place, checked again.
+    fn write(&self, held: &mut Opened, mark_ms: i64) -> Result<(), Error> {
+        self.write_then(held, mark_ms, || ())
+    }
+
+    /// [`FileMarkStore::write`], calling `after_rename` once the new mark is
+    /// in place: the tests take the file from the store there.
+    fn write_then(
+        &self,
+        held: &mut Opened,
+        mark_ms: i64,
+        after_rename: impl FnOnce(),
+    ) -> Result<(), Error> {
+        if let Some(what) = &held.lost {
+            return Err(self.stop(held, what.clone(), false));
+        }
+        let text = format::encode(&held.layout, mark_ms);
         let (tmp, mut file) = guard::create_temp(&self.path)?;
         let written = file
-            .write_all(format::encode(layout, mark_ms).as_bytes())
-            .and_then(|()| file.sync_all())
-            .and_then(|()| fs::rename(&tmp, &self.path));
-        if let Err(err) = written {
+            .write_all(text.as_bytes())
+            .and_then(|()| file.sync_all());
+        // Checked last before the rename, after the slow fsync, so that the
+        // time in which another process can take the file unseen is short.
+        let checked = written
+            .map_err(|err| self.fail("cannot write", err))
+            .and_then(|()| self.check(held, false));
+        let renamed = checked.and_then(|()| {
+            fs::rename(&tmp, &self.path).map_err(|err| self.fail("cannot write", err))
+        });
+        if let Err(err) = renamed {
             // Best effort: the failure being reported matters more.
             let _ = fs::remove_file(&tmp);
-            return Err(self.fail("cannot write", err));
+            return Err(err);
         }
+        // The file holds it now, whatever fails below.
+        held.expected = Some(text);
+        after_rename();
         // The rename is durable only once the directory is.
-        guard::sync_dir(&self.path).map_err(|err| self.fail("cannot sync the directory of", err))
+        guard::sync_dir(&self.path)
+            .map_err(|err| self.fail("cannot sync the directory of", err))?;
+        // Still ours after the rename: the lock file was at its path after the
+        // new mark was, so a process that locks a new one reads this mark.
+        self.check(held, false)
     }
 
     fn lock(&self) -> Result<File, Error> {
@@ -199,19 +332,51 @@ impl MarkStore for FileMarkStore {
         // Before the lock file is made: a refused state path leaves no trace.
         guard::regular_or_absent(&self.path)?;
         let lock = self.lock()?;
-        let stored = self.read(Some(layout))?;
+        let lock_id = lock
+            .metadata()
+            .map_err(|err| self.fail("cannot look at the lock file of", err))
+            .map(|meta| guard::file_id(&meta))?;
+        // Read after the lock is held: every mark a process that held it
+        // before could have issued under is in this text.
+        let text = self.read_text()?;
+        let stored = text
+            .as_deref()
+            .map(|text| format::decode(text, Some(layout)))
+            .transpose()
+            .map_err(|problem| self.fail("cannot use", problem))?;
+        let mut held = Opened {
+            _lock: lock,
+            lock_id,
+            layout: layout.clone(),
+            expected: text,
+            lost: None,
+        };
         if let Some(Stored {
             mark_ms,
             plain: true,
         }) = stored
         {
-            self.write(layout, mark_ms)?;
+            self.write(&mut held, mark_ms)?;
         }
-        *opened = Some(Opened {
-            _lock: lock,
-            layout: layout.clone(),
-        });
+        *opened = Some(held);
         Ok(())
+    }
+
+    /// Fails if another process wrote the state file or took the lock file
+    /// since [`open`](MarkStore::open) read it: it is using the same file.
+    fn confirm(&self) -> Result<(), Error> {
+        let mut opened = self.opened()?;
+        match opened.as_mut() {
+            Some(held) if held.lost.is_none() => self.check(held, true),
+            Some(held) => {
+                let what = held.lost.clone().unwrap_or_default();
+                Err(self.stop(held, what, true))
+            }
+            None => Err(self.fail(
+                "cannot confirm",
+                "the store is not open; open it for a layout first (a generator's builder does)",
+            )),
+        }
     }
 
     /// Before [`open`](MarkStore::open), checks only the file's own form and
@@ -223,16 +388,17 @@ impl MarkStore for FileMarkStore {
     }
 
     /// Needs [`open`](MarkStore::open) first: the file names its layout, and
-    /// only the lock's holder may write it.
+    /// only the lock's holder may write it. Fails for good once another
+    /// process took the file (see the type's documentation).
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
-        let opened = self.opened()?;
-        let Some(held) = opened.as_ref() else {
+        let mut opened = self.opened()?;
+        let Some(held) = opened.as_mut() else {
             return Err(self.fail(
                 "cannot write",
                 "the store is not open; open it for a layout first (a generator's builder does)",
             ));
         };
-        self.write(&held.layout, mark_ms)
+        self.write(held, mark_ms)
     }
 }
 
@@ -278,12 +444,7 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600);
         }
         // Only the state file and its lock file are left: no temporary files.
-        let mut names: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["mark", "mark.lock"]);
+        assert_eq!(names(&dir), ["mark", "mark.lock"]);
         assert_eq!(
             fs::read_to_string(store.lock_path()).unwrap(),
             format!("{}\n", std::process::id())
@@ -503,6 +664,184 @@ mod tests {
         mkfifo(&dir.join("mark.lock"));
         let err = within_seconds(5, move || refusal(&path));
         assert!(err.to_string().contains("mark.lock: it is a FIFO"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The names in a directory, sorted: no temporary file may be left.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_removed_lock_file_stops_the_holder_for_good() {
+        let dir = temp_dir("lock-removed");
+        let path = dir.join("mark");
+        let first = opened(&path);
+        first.save(MARK).unwrap();
+        fs::remove_file(first.lock_path()).unwrap();
+        let err = first.save(MARK + 1000).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Store);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "high-water mark store: {} may be in use by another process: its lock file {} \
+                 was removed; to keep IDs unique this generator writes no more marks there and \
+                 issues no ID past the last one written. Restart it once one process uses the \
+                 file, and never remove {} while one runs",
+                path.display(),
+                first.lock_path().display(),
+                first.lock_path().display()
+            )
+        );
+        // Refused before the rename: the file holds the last mark written.
+        assert_eq!(mark_in(&path), MARK);
+        // A second process may now lock a new lock file and write...
+        let second = opened(&path);
+        second.save(MARK + 5000).unwrap();
+        // ...and the first never writes again: not a higher mark, and not a
+        // lower one, as a clean shutdown would, under the second's.
+        for mark in [MARK + 9000, MARK - 1] {
+            let err = first.save(mark).unwrap_err();
+            assert!(err.to_string().contains("was removed"), "{err}");
+        }
+        assert_eq!(mark_in(&path), MARK + 5000);
+        assert_eq!(names(&dir), ["mark", "mark.lock"]);
+        drop(second);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The mark in the file at `path`, read by a store that is not opened.
+    fn mark_in(path: &Path) -> i64 {
+        FileMarkStore::new(path).load().unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_replaced_lock_file_stops_the_holder() {
+        let dir = temp_dir("lock-replaced");
+        let path = dir.join("mark");
+        let first = opened(&path);
+        first.save(MARK).unwrap();
+        // Another regular file at the lock path: the holder's lock is on a
+        // file nobody can find any more.
+        fs::remove_file(first.lock_path()).unwrap();
+        fs::write(first.lock_path(), "0\n").unwrap();
+        let err = first.save(MARK + 1).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Store);
+        assert!(
+            err.to_string().contains(&format!(
+                "its lock file {} was replaced by another file",
+                first.lock_path().display()
+            )),
+            "{err}"
+        );
+        assert_eq!(mark_in(&path), MARK);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_state_file_another_process_wrote_stops_the_holder() {
+        let dir = temp_dir("changed");
+        let path = dir.join("mark");
+        let twitter = Layout::twitter();
+        for (change, what) in [
+            (
+                Some(format::encode(&twitter, MARK + 7)),
+                "another process changed it",
+            ),
+            (None, "it was removed"),
+        ] {
+            let store = opened(&path);
+            store.save(MARK).unwrap();
+            match &change {
+                Some(text) => fs::write(&path, text).unwrap(),
+                None => fs::remove_file(&path).unwrap(),
+            }
+            let err = store.save(MARK + 1000).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Store);
+            assert!(err.to_string().contains(what), "{err}");
+            // The other writer's file is left as it was.
+            assert_eq!(fs::read_to_string(&path).ok(), change);
+            // Stopped for good: not even the file as this store left it
+            // brings it back, since the other writer may still be issuing.
+            fs::write(&path, format::encode(&twitter, MARK)).unwrap();
+            let err = store.save(MARK + 2000).unwrap_err();
+            assert!(err.to_string().contains(what), "{err}");
+            assert_eq!(mark_in(&path), MARK);
+            fs::remove_file(&path).unwrap();
+        }
+        // A file that appears where there was none is another writer too.
+        let store = opened(&path);
+        fs::write(&path, format::encode(&twitter, MARK)).unwrap();
+        let err = store.save(MARK + 1).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("it was created by another process"),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The lock file taken between the rename and the check after it: the
+    /// mark is in place, but the write fails, so nothing is issued under it.
+    #[test]
+    fn a_lock_file_taken_during_a_write_fails_that_write() {
+        let dir = temp_dir("during");
+        let path = dir.join("mark");
+        let store = opened(&path);
+        store.save(MARK).unwrap();
+        let lock = store.lock_path();
+        let mut held = store.opened().unwrap();
+        let held = held.as_mut().unwrap();
+        let err = store
+            .write_then(held, MARK + 1000, || fs::remove_file(&lock).unwrap())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Store);
+        assert!(err.to_string().contains("was removed"), "{err}");
+        assert_eq!(mark_in(&path), MARK + 1000);
+        // And for good.
+        let err = store.write(held, MARK + 2000).unwrap_err();
+        assert!(err.to_string().contains("was removed"), "{err}");
+        assert_eq!(mark_in(&path), MARK + 1000);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn confirm_refuses_a_file_another_process_wrote_since_open() {
+        let dir = temp_dir("confirm");
+        let path = dir.join("mark");
+        fs::write(&path, format::encode(&Layout::twitter(), MARK)).unwrap();
+        let store = opened(&path);
+        store.confirm().unwrap();
+        fs::write(&path, format::encode(&Layout::twitter(), MARK + 500)).unwrap();
+        let err = store.confirm().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::StoreInUse);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "high-water mark store: {} is in use by another process: another process \
+                 changed it since this one last read or wrote it while this one waited for its \
+                 mark to pass; refusing to start (one state file serves one generator at a time, \
+                 and {} must never be removed while one runs)",
+                path.display(),
+                store.lock_path().display()
+            )
+        );
+        // Refused for good, at start and after.
+        assert_eq!(store.confirm().unwrap_err().kind(), ErrorKind::StoreInUse);
+        assert_eq!(store.save(MARK + 900).unwrap_err().kind(), ErrorKind::Store);
+        let unopened = FileMarkStore::new(dir.join("other"));
+        assert!(
+            unopened
+                .confirm()
+                .unwrap_err()
+                .to_string()
+                .contains("not open")
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -57,6 +57,21 @@ const fn open_flags() -> i32 {
     }
 }
 
+/// Which file a path or a handle is: its device and inode. `None` where std
+/// does not say (off Unix); callers then rely on what the file holds.
+pub(super) fn file_id(meta: &Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
 /// What is at a path, when it is not a regular file, in words.
 fn unusual(meta: &Metadata) -> Option<&'static str> {
     let kind = meta.file_type();
@@ -132,18 +147,12 @@ fn open_seen(path: &Path, seen: &Metadata, write: bool) -> Result<File, Error> {
     if let Some(what) = unusual(&now) {
         return Err(refused(path, what));
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if (now.dev(), now.ino()) != (seen.dev(), seen.ino()) {
-            return Err(Error::store(format!(
-                "refusing to use {}: it was replaced while it was being opened",
-                path.display()
-            )));
-        }
+    if file_id(&now) != file_id(seen) {
+        return Err(Error::store(format!(
+            "refusing to use {}: it was replaced while it was being opened",
+            path.display()
+        )));
     }
-    #[cfg(not(unix))]
-    let _ = seen;
     Ok(file)
 }
 

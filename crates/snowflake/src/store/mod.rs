@@ -59,6 +59,27 @@ pub trait MarkStore: Send + Sync {
         let _ = layout;
         Ok(())
     }
+    /// Called by [`GeneratorBuilder::build`](crate::GeneratorBuilder::build)
+    /// after it has read the mark and waited until the clock is past it, just
+    /// before the generator can issue: a store that can tell that another
+    /// writer moved the mark meanwhile refuses here, so that a second process
+    /// on the same storage fails at its start rather than at its first ID. By
+    /// default it does nothing.
+    ///
+    /// ```
+    /// use snowflake::{Error, MarkStore};
+    ///
+    /// struct Fixed(i64);
+    /// impl MarkStore for Fixed {
+    ///     fn load(&self) -> Result<Option<i64>, Error> { Ok(Some(self.0)) }
+    ///     fn save(&self, _mark_ms: i64) -> Result<(), Error> { Ok(()) }
+    /// }
+    /// Fixed(0).confirm()?;
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    fn confirm(&self) -> Result<(), Error> {
+        Ok(())
+    }
     /// The stored mark, or `None` when nothing was stored yet.
     fn load(&self) -> Result<Option<i64>, Error>;
     /// Stores the mark durably; returns only once it would survive a crash.
@@ -68,6 +89,10 @@ pub trait MarkStore: Send + Sync {
 impl<S: MarkStore + ?Sized> MarkStore for std::sync::Arc<S> {
     fn open(&self, layout: &Layout) -> Result<(), Error> {
         (**self).open(layout)
+    }
+
+    fn confirm(&self) -> Result<(), Error> {
+        (**self).confirm()
     }
 
     fn load(&self) -> Result<Option<i64>, Error> {

@@ -1,0 +1,60 @@
+//! What the rooms of the test binary share: a test's own directory, a mark
+//! store in memory, and Twitter's epoch.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use snowflake::{Error, MarkStore};
+
+/// Twitter's epoch, the default layout's.
+pub const EPOCH: i64 = 1288834974657;
+
+/// A fresh, empty directory for one test, named after it and this process.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("snowflake-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A mark store in memory that can be told to fail; clones share the mark.
+#[derive(Clone, Default)]
+pub struct MemStore(Arc<MemState>);
+
+#[derive(Default)]
+pub struct MemState {
+    mark: Mutex<Option<i64>>,
+    failing: AtomicBool,
+}
+
+impl MemStore {
+    pub fn with_mark(mark_ms: i64) -> Self {
+        let store = MemStore::default();
+        *store.0.mark.lock().unwrap() = Some(mark_ms);
+        store
+    }
+
+    pub fn mark(&self) -> Option<i64> {
+        *self.0.mark.lock().unwrap()
+    }
+
+    /// From now on every save fails as a full disk would, or none does.
+    pub fn fail(&self, failing: bool) {
+        self.0.failing.store(failing, Ordering::SeqCst);
+    }
+}
+
+impl MarkStore for MemStore {
+    fn load(&self) -> Result<Option<i64>, Error> {
+        Ok(self.mark())
+    }
+
+    fn save(&self, mark_ms: i64) -> Result<(), Error> {
+        if self.0.failing.load(Ordering::SeqCst) {
+            return Err(Error::store_failure("the disk is full"));
+        }
+        *self.0.mark.lock().unwrap() = Some(mark_ms);
+        Ok(())
+    }
+}
