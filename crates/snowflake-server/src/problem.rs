@@ -96,7 +96,17 @@ impl Problem {
                 problem.retry_after = None;
                 problem
             }
-            // Store errors carry file paths: logged, not shown.
+            // Store errors carry file paths and keys: logged, not shown. A
+            // store that stopped for good (its mark damaged, or in another's
+            // hands) gets no Retry-After: waiting will not help.
+            _ if err.needs_operator() => {
+                tracing::error!(error = %err, "the generator stopped issuing until the operator acts");
+                let mut problem = Problem::unavailable(
+                    "this node stopped issuing IDs until its operator acts; see the server log",
+                );
+                problem.retry_after = None;
+                problem
+            }
             _ => {
                 tracing::error!(error = %err, "the generator cannot store its mark");
                 Problem::unavailable("the generator cannot issue IDs right now; see the server log")

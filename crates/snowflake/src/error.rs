@@ -136,6 +136,8 @@ pub(crate) enum Repr {
     },
     Store {
         message: String,
+        /// Retrying cannot help: the store stopped for good.
+        lasting: bool,
     },
     StoreInUse {
         path: String,
@@ -277,10 +279,51 @@ impl Error {
         Error::store(message)
     }
 
+    /// The error for a [`MarkStore`](crate::MarkStore) that will never
+    /// write again until an operator acts: its stored mark is damaged, or
+    /// another writer may hold it. Its kind is [`ErrorKind::Store`], and
+    /// [`Error::needs_operator`] says so.
+    ///
+    /// ```
+    /// let err = snowflake::Error::store_stopped("marks/1 holds no mark");
+    /// assert_eq!(err.kind(), snowflake::ErrorKind::Store);
+    /// assert!(err.needs_operator());
+    /// assert!(!snowflake::Error::store_failure("etcd did not answer").needs_operator());
+    /// ```
+    pub fn store_stopped(message: impl Into<String>) -> Self {
+        Error::new(Repr::Store {
+            message: message.into(),
+            lasting: true,
+        })
+    }
+
+    /// Whether waiting cannot make the failed call succeed, so that an
+    /// operator must act: the clock reads a time the layout cannot hold,
+    /// its time field is used up, or the mark store is another's or has
+    /// stopped for good. A service answers such errors without a
+    /// `Retry-After`; a clock behind, or a store that failed once, may
+    /// recover by themselves.
+    ///
+    /// ```
+    /// use snowflake::{Error, Layout};
+    ///
+    /// let err = Layout::twitter().compose(0, &[]).unwrap_err();
+    /// assert!(err.needs_operator());
+    /// assert!(!Error::store_failure("disk full").needs_operator());
+    /// ```
+    pub fn needs_operator(&self) -> bool {
+        match &*self.0 {
+            Repr::ClockBackwards { .. } | Repr::MarkAhead { .. } => false,
+            Repr::Store { lasting, .. } => *lasting,
+            _ => true,
+        }
+    }
+
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn store(message: impl Into<String>) -> Self {
         Error::new(Repr::Store {
             message: message.into(),
+            lasting: false,
         })
     }
 
@@ -426,7 +469,7 @@ impl fmt::Display for Error {
                 mark_ms.saturating_sub(*now_ms),
                 UnixMillis(*mark_ms)
             ),
-            Repr::Store { message } => write!(f, "high-water mark store: {message}"),
+            Repr::Store { message, .. } => write!(f, "high-water mark store: {message}"),
             Repr::StoreInUse { path, lock, pid } => {
                 write!(f, "high-water mark store: {path} is in use by ")?;
                 match pid {

@@ -261,8 +261,86 @@ async fn a_clock_before_the_epoch_is_503_and_blames_no_parameter() {
     }
 }
 
+/// A mark store that fails while told to, as a full disk does.
+#[derive(Default)]
+struct Flaky {
+    failing: std::sync::atomic::AtomicBool,
+}
+
+impl snowflake::MarkStore for Flaky {
+    fn load(&self) -> Result<Option<i64>, snowflake::Error> {
+        Ok(None)
+    }
+
+    fn save(&self, _mark_ms: i64) -> Result<(), snowflake::Error> {
+        if self.failing.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(snowflake::Error::store_failure("no space left on device"));
+        }
+        Ok(())
+    }
+}
+
+/// A store that cannot write for a while (a full disk): IDs are a 503 that
+/// asks to retry, readiness fails, and both recover without a restart once
+/// the store works again.
 #[tokio::test]
-async fn a_failing_state_file_makes_readiness_fail_too() {
+async fn a_store_that_fails_for_a_while_fails_readiness_until_it_works() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let store = Arc::new(Flaky::default());
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let generator = Generator::builder(Layout::twitter())
+        .node(&NODE)
+        .clock(clock)
+        .store(Arc::clone(&store))
+        .reserve_ms(2)
+        .build()
+        .unwrap();
+    let router = app(
+        Arc::new(AppState::new(Standalone::new(generator))),
+        &config(),
+    );
+    let call = |uri: &'static str| {
+        let router = router.clone();
+        async move {
+            let response = router
+                .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            (
+                response.status(),
+                response.headers().contains_key(header::RETRY_AFTER),
+            )
+        }
+    };
+    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+    store.failing.store(true, SeqCst);
+    // The mark is topped up every few milliseconds here; within 200 ms a
+    // write is due and fails.
+    let mut refused = None;
+    for _ in 0..200 {
+        let answer = call("/api/v1/ids").await;
+        if answer.0 == StatusCode::SERVICE_UNAVAILABLE {
+            refused = Some(answer);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert_eq!(
+        refused,
+        Some((StatusCode::SERVICE_UNAVAILABLE, true)),
+        "issuing never failed, or failed without Retry-After"
+    );
+    assert_eq!(call("/readyz").await.0, StatusCode::SERVICE_UNAVAILABLE);
+    store.failing.store(false, SeqCst);
+    assert_eq!(call("/readyz").await.0, StatusCode::OK);
+    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+}
+
+/// A state file whose directory went away, lock file and all: another
+/// process may hold it now, so the node stops issuing for good, says so
+/// without Retry-After, and stays stopped when the directory comes back.
+#[tokio::test]
+async fn a_state_file_that_went_away_stops_issuing_until_the_operator_acts() {
     let dir = std::env::temp_dir().join(format!("snowflake-ready-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -277,31 +355,42 @@ async fn a_failing_state_file_makes_readiness_fail_too() {
         Arc::new(AppState::new(Standalone::new(generator))),
         &config(),
     );
-    let status = |uri: &'static str| {
+    let call = |uri: &'static str| {
         let router = router.clone();
         async move {
-            text_of(&router, Request::get(uri).body(Body::empty()).unwrap())
+            let response = router
+                .oneshot(Request::get(uri).body(Body::empty()).unwrap())
                 .await
-                .0
+                .unwrap();
+            (
+                response.status(),
+                response.headers().contains_key(header::RETRY_AFTER),
+            )
         }
     };
-    assert_eq!(status("/api/v1/ids").await, StatusCode::OK);
-    assert_eq!(status("/readyz").await, StatusCode::OK);
+    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+    assert_eq!(call("/readyz").await.0, StatusCode::OK);
     std::fs::remove_dir_all(&dir).unwrap();
-    // The mark is topped up every millisecond here; within 200 ms a write fails.
     let mut refused = false;
     for _ in 0..200 {
-        if status("/api/v1/ids").await == StatusCode::SERVICE_UNAVAILABLE {
+        if call("/api/v1/ids").await.0 == StatusCode::SERVICE_UNAVAILABLE {
             refused = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
     assert!(refused, "issuing never failed after the directory went");
-    assert_eq!(status("/readyz").await, StatusCode::SERVICE_UNAVAILABLE);
-    // Once the store works again, so does readiness.
+    // The first failure may be the write itself; once the store sees its
+    // lock file gone, the refusal is for good and asks no one to retry.
     std::fs::create_dir_all(&dir).unwrap();
-    assert_eq!(status("/readyz").await, StatusCode::OK);
-    assert_eq!(status("/api/v1/ids").await, StatusCode::OK);
+    call("/api/v1/ids").await;
+    assert_eq!(
+        call("/readyz").await,
+        (StatusCode::SERVICE_UNAVAILABLE, false)
+    );
+    assert_eq!(
+        call("/api/v1/ids").await,
+        (StatusCode::SERVICE_UNAVAILABLE, false)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
