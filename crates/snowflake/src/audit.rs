@@ -682,6 +682,20 @@ mod tests {
     }
 
     #[test]
+    fn copies_within_one_sort_are_counted_each() {
+        let layout = Layout::mastodon();
+        let report = audit_of(&layout, &[9, 9, 3, 9, 9]);
+        assert_eq!((report.distinct(), report.extra_copies()), (2, 3));
+        assert_eq!(
+            report.duplicates(),
+            [Duplicate {
+                id: Id::new(9),
+                count: 4
+            }]
+        );
+    }
+
+    #[test]
     fn the_vector_stays_within_four_times_the_distinct_ids() {
         let layout = Layout::mastodon();
         let mut audit = Audit::new(&layout, NOW);

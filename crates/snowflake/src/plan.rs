@@ -477,6 +477,12 @@ mod tests {
             .unwrap();
         // 365 days and 23 hours from the epoch: 366 ticks of a day: 9 bits.
         assert_eq!(late.plan().needed().time, 9);
+        // A partial tick at the end counts: 365 d 23 h is 31,618,800,000
+        // ms, and 512 ticks of 61,755,468 ms are 31,618,799,616, 384 ms
+        // short: 513 ticks, 10 bits.
+        let partial = late.with_tick_ms(61_755_468).unwrap().plan();
+        assert_eq!(partial.needed().time, 10);
+        assert!(partial.proposal().unwrap().fits());
     }
 
     #[test]
@@ -522,6 +528,12 @@ mod tests {
         );
         assert!(max / min <= 2.0, "{rooms:?}");
         assert_eq!(spec(&plan), "time:45,node:11,sequence:7");
+        // 1,000 nodes: 10 bits, 1.02x; time 1.74x, rate 2x; 13 spare.
+        // Dealt: node (2.05), time (3.48), rate (4), node (4.1), time
+        // (6.97), rate (8), node (8.2), time (13.9), rate (16), node (16.4),
+        // time (27.9), rate (32), node (32.8).
+        let plan = Needs::new(1000, 1000, 10, JAN_2025).unwrap().plan();
+        assert_eq!(spec(&plan), "time:43,node:15,sequence:5");
         // A single node still gets a node field once there is room.
         let one = Needs::new(1000, 1, 10, JAN_2025).unwrap().plan();
         assert!(one.proposal().unwrap().layout().field("node").is_some());
