@@ -91,19 +91,19 @@ fn baidu_default_runs_out_in_2024() {
 /// spare. A 70th year (25,568 days, 2,209,075,200,000 ms) needs a 42nd bit.
 #[test]
 fn twitter_needs_make_twitter_layout_and_a_70th_year_does_not_fit() {
-    let v = plan_json(
-        &[
+    let twitter = |years| {
+        [
             "--rate",
             "4096000",
             "--nodes",
             "1024",
             "--years",
-            "69",
+            years,
             "--from",
             "2010-11-04",
-        ],
-        0,
-    );
+        ]
+    };
+    let v = plan_json(&twitter("69"), 0);
     assert_eq!(v["layout"], "time:41,node:10,sequence:12");
     assert_eq!(v["epoch_ms"], 1288828800000_i64);
     assert_eq!(v["tick_ms"], 1);
@@ -111,19 +111,7 @@ fn twitter_needs_make_twitter_layout_and_a_70th_year_does_not_fit() {
     // 01:42:54.657 later in the day.
     assert_eq!(v["runs_out"], "2080-07-10T15:47:35.552Z");
     assert_eq!(v["needed_bits"]["total"], 63);
-    let v = plan_json(
-        &[
-            "--rate",
-            "4096000",
-            "--nodes",
-            "1024",
-            "--years",
-            "70",
-            "--from",
-            "2010-11-04",
-        ],
-        1,
-    );
+    let v = plan_json(&twitter("70"), 1);
     assert_eq!(v["layout"], Value::Null);
     assert_eq!(v["needed_bits"]["time"], 42);
     let give_up: Vec<&str> = v["alternatives"]
@@ -143,10 +131,8 @@ fn twitter_needs_make_twitter_layout_and_a_70th_year_does_not_fit() {
     );
     let text = String::from_utf8(
         snowflake()
-            .args([
-                "plan", "--rate", "4096000", "--nodes", "1024", "--years", "70",
-            ])
-            .args(["--from", "2010-11-04"])
+            .arg("plan")
+            .args(twitter("70"))
             .assert()
             .code(1)
             .get_output()
