@@ -52,9 +52,14 @@ pub fn run(args: &PlanArgs, clock: &dyn Clock) -> Result<(), Failure> {
     match plan.proposal() {
         Some(_) => Ok(()),
         None => Err(Failure::Runtime(format!(
-            "the needs take {} bits, more than the {} a layout has; give one thing up, as above",
+            "the needs take {} bits, more than the {} a layout has; {}",
             plan.needed().total(),
-            needs.width()
+            needs.width(),
+            if plan.alternatives().is_empty() {
+                "ask for less of several"
+            } else {
+                "give one thing up, as above"
+            }
         ))),
     }
 }

@@ -262,6 +262,35 @@ fn js_safe_plans_stay_under_2_to_the_53() {
     assert_eq!(id.get(), snowflake::Layout::JS_MAX_SAFE);
 }
 
+/// Needs no single concession fits: said on stdout and stderr alike.
+#[test]
+fn needs_far_past_63_bits_ask_for_less_of_several() {
+    let out = snowflake()
+        .args([
+            "plan",
+            "--rate",
+            "18446744073709551615",
+            "--nodes",
+            "18446744073709551615",
+        ])
+        .args(["--years", "1000", "--from", "2025-01-01"])
+        .assert()
+        .code(1);
+    let output = out.get_output();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "These needs take 164 bits (time 45, node 64, sequence 55), 101 more than the 63"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("No one thing given up makes them fit; ask for less of several.\n"));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: the needs take 164 bits, more than the 63 a layout has; ask for less of several\n"
+    );
+}
+
 /// Without --from the lifetime starts at the clock's now.
 #[test]
 fn the_lifetime_starts_now_by_default() {
