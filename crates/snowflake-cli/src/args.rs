@@ -27,8 +27,23 @@ pub enum Command {
     Decode(DecodeArgs),
     /// The smallest and largest ID of a time window, for `WHERE id BETWEEN`.
     Bounds(BoundsArgs),
-    /// The preset layouts: widths, epoch, when each runs out, capacity.
+    /// The preset layouts: widths, epoch, when each runs out and the time
+    /// left, capacity.
     Layouts(LayoutsArgs),
+    /// Propose a layout for a peak rate, a number of nodes and a lifetime,
+    /// or check one (--layout) against them.
+    Plan(PlanArgs),
+    /// Read a dump of IDs after an incident: duplicates, each node's IDs and
+    /// their order, IDs from the future, saturated time units.
+    ///
+    /// Duplicates are found exactly, in memory bounded by the distinct IDs:
+    /// 8 bytes each in a vector that is sorted and rid of its copies
+    /// whenever it fills, at most 32 bytes per distinct ID in all, plus
+    /// about 100 bytes per node and 40 per duplicated value.
+    Audit(AuditArgs),
+    /// Ask a running service whether it is healthy (/healthz) and ready
+    /// (/readyz): exit 0 when every answer is 2xx, for container health checks.
+    Healthcheck(HealthcheckArgs),
     /// Issue fresh IDs from a generator, one per line.
     Generate(GenerateArgs),
     /// Run the web tool and the JSON API that hands out IDs.
@@ -369,6 +384,8 @@ pub struct LayoutsArgs {
     /// Print a JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub now: NowArgs,
 }
 
 #[derive(Debug, Args)]
@@ -621,4 +638,149 @@ pub struct MaskKeyNewArgs {
     /// Where the key goes; nothing may be there yet.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
+}
+
+// The operators' tools (issue 22): plan, audit, healthcheck, and the time
+// that `layouts` and `audit` judge against.
+
+/// The moment to judge against: the clock, or a time given.
+#[derive(Debug, Args)]
+pub struct NowArgs {
+    /// Judge as of this time instead of the clock's now: Unix milliseconds
+    /// or an RFC 3339 date.
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub now: Option<String>,
+}
+
+impl NowArgs {
+    /// The time given, or the clock's.
+    pub fn now_ms(&self, clock: &dyn snowflake::Clock) -> Result<i64, Error> {
+        match &self.now {
+            Some(text) => parse_time("now", text),
+            None => Ok(clock.now_ms()),
+        }
+    }
+}
+
+fn rate(text: &str) -> Result<u64, String> {
+    whole_in(
+        text,
+        1..=u64::MAX,
+        "a peak rate is a whole number of IDs a second, at least 1",
+    )
+}
+
+fn nodes(text: &str) -> Result<u64, String> {
+    whole_in(
+        text,
+        1..=u64::MAX,
+        "a number of nodes is a whole number, at least 1",
+    )
+}
+
+fn years(text: &str) -> Result<u32, String> {
+    let max = u64::from(snowflake::Needs::MAX_YEARS);
+    whole_in(text, 1..=max, "a lifetime is 1 to 1000 years").map(|n| n as u32)
+}
+
+fn plan_tick(text: &str) -> Result<u64, String> {
+    whole_in(
+        text,
+        1..=snowflake::Needs::MAX_TICK_MS,
+        "a tick is 1 to 86400000 ms (a day)",
+    )
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The peak rate of IDs a second on one node.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = rate)]
+    pub rate: u64,
+    /// How many nodes issue IDs at once.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = nodes)]
+    pub nodes: u64,
+    /// How many years the layout must last, from --from.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = years)]
+    pub years: u32,
+    /// Milliseconds per time unit of the proposed layout (default 1); with
+    /// --layout, the layout's tick instead of its own.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = plan_tick)]
+    pub tick_ms: Option<u64>,
+    /// IDs that JavaScript holds exactly as numbers: 53 bits instead of 63.
+    #[arg(long)]
+    pub js_safe: bool,
+    /// The start of the lifetime: a date (2025-01-01), an RFC 3339 time or
+    /// Unix milliseconds. Default: now.
+    #[arg(long, value_name = "DATE", allow_negative_numbers = true)]
+    pub from: Option<String>,
+    /// Check this layout (a preset or a custom spec) against the needs,
+    /// instead of proposing one.
+    #[arg(long, short = 'l', value_name = "LAYOUT")]
+    pub layout: Option<String>,
+    /// With --layout: its epoch instead of its own, Unix milliseconds or an
+    /// RFC 3339 date.
+    #[arg(
+        long,
+        value_name = "MS",
+        requires = "layout",
+        allow_negative_numbers = true
+    )]
+    pub epoch: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn listed(text: &str) -> Result<usize, String> {
+    whole_in(text, 0..=1_000_000, "a listing holds 0 to 1000000 IDs").map(|n| n as usize)
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Files of IDs, read in turn; `-` or none reads stdin. IDs are
+    /// separated by any whitespace, as `decode -` reads them.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Read IDs in this text form: decimal, hex, base32, base62, base58.
+    /// Without it, decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM")]
+    pub format: Option<String>,
+    #[command(flatten)]
+    pub now: NowArgs,
+    /// How many IDs of each kind (duplicated, from the future, from before
+    /// the platform, bad) to list; the counts are always exact.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "100",
+        allow_negative_numbers = true,
+        value_parser = listed
+    )]
+    pub list: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthcheckArgs {
+    /// What to ask: paths on the service (/readyz) or whole http:// URLs.
+    /// Default: /healthz and /readyz.
+    #[arg(value_name = "URL")]
+    pub urls: Vec<String>,
+    /// The service's address, for paths: the one `serve` listens on (an
+    /// unspecified address such as 0.0.0.0 is asked on loopback).
+    #[arg(
+        long,
+        default_value = "127.0.0.1:8080",
+        env = "SNOWFLAKE_LISTEN",
+        value_name = "ADDR",
+        value_parser = listen_addr
+    )]
+    pub listen: std::net::SocketAddr,
+    /// Seconds each answer may take.
+    #[arg(long, default_value = "5", value_name = "SECS", value_parser = timeout_secs)]
+    pub timeout: u64,
 }

@@ -3,6 +3,7 @@
 //! formats results.
 
 mod args;
+mod audit;
 #[cfg(feature = "cluster")]
 mod cluster;
 #[cfg(not(feature = "cluster"))]
@@ -11,9 +12,12 @@ mod cluster;
 mod decode;
 mod failure;
 mod generate;
+mod healthcheck;
+mod layouts;
 mod manual;
 mod mask;
 mod output;
+mod plan;
 mod render;
 mod serve;
 mod sql;
@@ -21,7 +25,7 @@ mod sql;
 use std::process::ExitCode;
 
 use clap::Parser;
-use snowflake::{Clock, Layout, SystemClock, TextForm};
+use snowflake::{Clock, SystemClock, TextForm};
 
 use args::{Cli, ClusterCommand, Command, MaskKeyCommand};
 use failure::Failure;
@@ -102,14 +106,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 render::bounds(&bounds)
             })
         }
-        Command::Layouts(args) => {
-            let presets = Layout::presets();
-            emit(&if args.json {
-                json_line(&presets)
-            } else {
-                render::layouts(&presets)
-            })
-        }
+        Command::Layouts(args) => layouts::run(&args, &SystemClock),
+        Command::Plan(args) => plan::run(&args, &SystemClock),
+        Command::Audit(args) => audit::run(&args, &SystemClock),
+        Command::Healthcheck(args) => healthcheck::run(&args),
         Command::Generate(args) => generate::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use snowflake::{Bounds, Decoded, Layout, Readings, TextForm, UnixMillis};
+use snowflake::{Bounds, Decoded, Layout, Readings, TextForm, TimeLeft, UnixMillis};
 
 const RESET: &str = "\x1b[0m";
 /// One colour per segment, cycled: sign, timestamp, then the fields.
@@ -74,11 +74,9 @@ pub fn bounds(b: &Bounds) -> String {
     )
 }
 
-/// Milliseconds in a Gregorian year, for lifetimes in years.
-const MS_PER_YEAR: f64 = 365.2425 * 86_400_000.0;
-
-pub fn layouts(layouts: &[Layout]) -> String {
-    let rows: Vec<[String; 9]> = layouts
+/// The presets, each with the time it has left from `now_ms`.
+pub fn layouts(layouts: &[Layout], now_ms: i64) -> String {
+    let rows: Vec<[String; 10]> = layouts
         .iter()
         .map(|l| {
             let tick = if l.tick_ms() == 1 {
@@ -91,12 +89,19 @@ pub fn layouts(layouts: &[Layout]) -> String {
                 63 => "sign:1,".into(),
                 bits => format!("unused:{},", 64 - bits),
             };
-            let years = (l.last_timestamp_ms() - l.epoch_ms()) as f64 / MS_PER_YEAR;
+            let years =
+                (l.last_timestamp_ms() - l.epoch_ms()) as f64 / TimeLeft::MS_PER_YEAR as f64;
+            let left = l.time_left(now_ms);
             [
                 l.name().into_owned(),
                 format!("{top}{}", l.spec()),
                 format!("{}{tick}", UnixMillis(l.epoch_ms())),
                 format!("{} ({years:.0} years)", UnixMillis(l.last_timestamp_ms())),
+                if left.is_short() && !left.is_exhausted() {
+                    format!("{left} (under a year)")
+                } else {
+                    left.to_string()
+                },
                 l.ids_per_ms()
                     .map(|n| format!("{n}"))
                     .unwrap_or_else(|| "-".into()),
@@ -114,17 +119,20 @@ pub fn layouts(layouts: &[Layout]) -> String {
         "bits (most significant first)",
         "epoch",
         "runs out after",
+        "time left",
         "IDs/ms/node",
         "nodes",
         "sequence",
         "width",
         "JS-safe (under 2^53)",
     ];
-    table(&header, &rows)
+    let mut out = table(&header, &rows);
+    out.push_str(&format!("(time left from {})\n", UnixMillis(now_ms)));
+    out
 }
 
 /// Columns padded to their widest cell, two spaces apart.
-fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
+pub fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
     let mut widths = header.map(str::len);
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -184,7 +184,7 @@ fn bounds_from_dates_and_ms() {
 
 #[test]
 fn layouts_table_and_json() {
-    let table = stdout_of(&["layouts"]);
+    let table = stdout_of(&["layouts", "--now", "2025-01-01T00:00:00Z"]);
     for name in [
         "twitter",
         "discord",
@@ -209,6 +209,7 @@ fn layouts_table_and_json() {
             "unused:11,time:41,worker:6,sequence:6",
             "2024-01-01T00:00:00.000Z",
             "2093-09-06T15:47:35.551Z (70 years)",
+            "68.7 years",
             "64",
             "64",
             "sequence",

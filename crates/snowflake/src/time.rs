@@ -113,17 +113,42 @@ impl fmt::Display for UnixMillis {
     }
 }
 
-/// Unix milliseconds at 00:00 UTC of a proleptic Gregorian date, after
-/// Howard Hinnant's `days_from_civil`: the inverse of [`civil_from_days`],
-/// so that a table can give a day as a date and not as a number.
-pub(crate) const fn midnight_ms(year: i64, month: u32, day: u32) -> i64 {
+/// Days since 1970-01-01 of a proleptic Gregorian date, after Howard
+/// Hinnant's `days_from_civil`: the inverse of [`civil_from_days`]. Exact
+/// for every year a [`UnixMillis`] can reach, and some thousands beyond.
+const fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
     let mp = if month > 2 { month - 3 } else { month + 9 } as i64;
     let doy = (153 * mp + 2) / 5 + day as i64 - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    (era * 146_097 + doe - 719_468) * MS_PER_DAY
+    era * 146_097 + doe - 719_468
+}
+
+/// Unix milliseconds at 00:00 UTC of a proleptic Gregorian date, so that a
+/// table can give a day as a date and not as a number.
+pub(crate) const fn midnight_ms(year: i64, month: u32, day: u32) -> i64 {
+    days_from_civil(year, month, day) * MS_PER_DAY
+}
+
+/// The start (00:00 UTC) of the day `ms` falls on.
+pub(crate) const fn day_start(ms: i64) -> i64 {
+    ms.div_euclid(MS_PER_DAY) * MS_PER_DAY
+}
+
+/// The same time of day on the same date `years` later, in the proleptic
+/// Gregorian calendar (29 February becomes 1 March in a common year);
+/// `None` past i64 milliseconds.
+pub(crate) fn plus_years(ms: i64, years: u32) -> Option<i64> {
+    let days = ms.div_euclid(MS_PER_DAY);
+    let ms_of_day = ms.rem_euclid(MS_PER_DAY);
+    let (year, month, day) = civil_from_days(days);
+    let year = year.checked_add(i64::from(years))?;
+    // Day 0 of a month is the last day of the one before, so an overflowing
+    // day (29 February in a common year) rolls into the next month.
+    let days = days_from_civil(year, month, 1) + i64::from(day) - 1;
+    days.checked_mul(MS_PER_DAY)?.checked_add(ms_of_day)
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
@@ -162,6 +187,41 @@ mod tests {
                 "{year}-{month}-{day}"
             );
         }
+    }
+
+    #[test]
+    fn years_later_is_the_same_date_and_time() {
+        let at = |text: &str| -> i64 {
+            // Found by search, so that the test does not trust the inverse it
+            // tests; within years 0000 to 9999 the text sorts as the time does.
+            let (mut lo, mut hi) = (-62167219200000, 253402300799999);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if UnixMillis(mid).to_string().as_str() < text {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let cases = [
+            ("2016-05-20T00:00:00.000Z", 10, "2026-05-20T00:00:00.000Z"),
+            ("2010-11-04T01:42:54.657Z", 69, "2079-11-04T01:42:54.657Z"),
+            ("2024-02-29T12:00:00.000Z", 1, "2025-03-01T12:00:00.000Z"),
+            ("2024-02-29T12:00:00.000Z", 4, "2028-02-29T12:00:00.000Z"),
+            ("1999-12-31T23:59:59.999Z", 1, "2000-12-31T23:59:59.999Z"),
+            ("1969-03-01T00:00:00.000Z", 1000, "2969-03-01T00:00:00.000Z"),
+        ];
+        for (from, years, to) in cases {
+            let ms = at(from);
+            assert_eq!(UnixMillis(ms).to_string(), from);
+            let later = plus_years(ms, years).unwrap();
+            assert_eq!(UnixMillis(later).to_string(), to, "{from} + {years}");
+        }
+        assert_eq!(plus_years(i64::MAX - 1, 1), None);
+        assert_eq!(day_start(1288834974657), 1288828800000);
+        assert_eq!(day_start(-1), -86_400_000);
     }
 
     #[test]

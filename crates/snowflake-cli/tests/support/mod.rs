@@ -42,3 +42,8 @@ pub fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, St
         .map(|(_, b)| b.to_string())?;
     Some((status, body))
 }
+
+/// Helpers of the operators' tools' tests: the command, planted dumps, a
+/// served binary.
+#[allow(dead_code)]
+pub mod ops;
