@@ -11,8 +11,9 @@ use tracing::Level;
 use crate::config::Config;
 use crate::edge::{Edge, EdgeLayer};
 use crate::issue::Limits;
+use crate::page;
+use crate::routes;
 use crate::state::AppState;
-use crate::{api, health, openapi, page};
 
 /// The whole service as a router.
 ///
@@ -20,16 +21,15 @@ use crate::{api, health, openapi, page};
 /// each starts and ends) only if the logger set up before this call would
 /// print those lines, as with `RUST_LOG=tower_http=debug` (decided here,
 /// once: a filter changed later does not add or remove it): at the default
-/// level they are dropped anyway, and the layer cost the one-ID route about
-/// a twentieth of its throughput. Answers of 500 and above are logged by
-/// the edge at error level, with the trace on or off.
+/// level they would be made and dropped, a cost on every request. Answers
+/// of 500 and above are logged by the edge at error level, with the trace
+/// on or off.
 pub fn app(state: Arc<AppState>, config: &Config) -> Router {
-    let edge = EdgeLayer::new(Edge::new(Arc::clone(&state), config));
+    let routes = routes::all(&Arc::new(Limits::new(config)));
+    let edge = EdgeLayer::new(Edge::new(Arc::clone(&state), config, routes.issuing));
     let routes = Router::new()
         .merge(page::router())
-        .merge(api::router(Arc::new(Limits::new(config))))
-        .merge(openapi::router())
-        .merge(health::router())
+        .merge(routes.router)
         .fallback(|| async { StatusCode::NOT_FOUND })
         .with_state(state);
     // The edge also holds the server-wide concurrency limit, the request

@@ -46,12 +46,12 @@ impl Limits {
 /// per line, each ID in the text form asked for. The JSON's opening, which
 /// names the layout, is the source's to give ([`MakeChunk::make`]).
 #[derive(Clone, Copy)]
-pub(crate) struct Format {
+pub(crate) struct Framing {
     pub(crate) plain: bool,
     pub(crate) form: TextForm,
 }
 
-impl Format {
+impl Framing {
     /// Appends `batch` to `out`; `first` says whether no ID was written yet.
     fn push(&self, batch: IdBatch, first: &mut bool, out: &mut Vec<u8>) {
         let mut buf = [0u8; TextForm::MAX_LEN];
@@ -109,7 +109,7 @@ impl Format {
 /// `count` IDs from `generator`, in as many batches as time units need.
 fn fill(
     generator: &SharedGenerator,
-    format: &Format,
+    framing: &Framing,
     count: u64,
     first: &mut bool,
     out: &mut Vec<u8>,
@@ -118,7 +118,7 @@ fn fill(
     while left > 0 {
         let batch = generator.next_ids(left)?;
         left -= batch.len() as u64;
-        format.push(batch, first, out);
+        framing.push(batch, first, out);
     }
     Ok(())
 }
@@ -128,7 +128,7 @@ fn fill(
 pub(crate) fn write(
     generator: &SharedGenerator,
     prefix: &str,
-    format: &Format,
+    framing: &Framing,
     count: u64,
     first: bool,
     last: bool,
@@ -137,16 +137,16 @@ pub(crate) fn write(
         // The generator's own path for one ID: a single compare-and-swap
         // when the time unit has a number left, where a batch of one takes
         // the general path.
-        return Ok(format.one(prefix, generator.next_id()?));
+        return Ok(framing.one(prefix, generator.next_id()?));
     }
     let mut out = Vec::with_capacity(count as usize * 23 + prefix.len() + 2);
     if first {
-        format.start(prefix, &mut out);
+        framing.start(prefix, &mut out);
     }
     let mut fresh = first;
-    fill(generator, format, count, &mut fresh, &mut out)?;
+    fill(generator, framing, count, &mut fresh, &mut out)?;
     if last {
-        format.end(&mut out);
+        framing.end(&mut out);
     }
     Ok(out)
 }
@@ -157,7 +157,7 @@ pub(crate) trait MakeChunk: Send + Sync + 'static {
     /// [`write`] on the generator that may issue now; may block.
     fn make(
         &self,
-        format: &Format,
+        framing: &Framing,
         count: u64,
         first: bool,
         last: bool,
@@ -170,7 +170,7 @@ pub(crate) trait MakeChunk: Send + Sync + 'static {
 async fn chunk<S: MakeChunk>(
     source: &Arc<S>,
     large: &Arc<Semaphore>,
-    format: &Format,
+    framing: &Framing,
     count: u64,
     first: bool,
     last: bool,
@@ -180,10 +180,10 @@ async fn chunk<S: MakeChunk>(
         .await
         .map_err(|_| Problem::internal())?;
     let source = Arc::clone(source);
-    let format = *format;
+    let framing = *framing;
     let made = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        source.make(&format, count, first, last)
+        source.make(&framing, count, first, last)
     })
     .await
     .map_err(|_| Problem::internal())??;
@@ -199,12 +199,12 @@ async fn chunk<S: MakeChunk>(
 pub(crate) async fn streamed<S: MakeChunk>(
     source: &Arc<S>,
     large: &Arc<Semaphore>,
-    format: Format,
+    framing: Framing,
     count: u64,
     deadline: Instant,
 ) -> Result<Body, Problem> {
     let size = count.min(CHUNK_IDS);
-    let head = chunk(source, large, &format, size, true, size == count).await?;
+    let head = chunk(source, large, &framing, size, true, size == count).await?;
     if size == count {
         return Ok(Body::from(head));
     }
@@ -223,7 +223,7 @@ pub(crate) async fn streamed<S: MakeChunk>(
             }
             let size = left.min(CHUNK_IDS);
             left -= size;
-            let made = match chunk(&source, &large, &format, size, false, left == 0).await {
+            let made = match chunk(&source, &large, &framing, size, false, left == 0).await {
                 Ok(made) => made,
                 Err(problem) => {
                     tracing::warn!(detail = %problem.detail, "an ID stream stopped early");
@@ -263,7 +263,7 @@ mod tests {
         let prefix = r#"{"layout":"twitter","ids":["#;
         for form in TextForm::ALL {
             for plain in [false, true] {
-                let format = Format { plain, form };
+                let framing = Framing { plain, form };
                 for issued_before in [0, 1, 7, 4094, 4095] {
                     let fast = generator(1_700_000_000_000);
                     let general = generator(1_700_000_000_000);
@@ -271,11 +271,11 @@ mod tests {
                         fast.next_id().unwrap();
                         general.next_id().unwrap();
                     }
-                    let body = write(&fast, prefix, &format, 1, true, true).unwrap();
+                    let body = write(&fast, prefix, &framing, 1, true, true).unwrap();
                     let mut expected = Vec::new();
-                    format.start(prefix, &mut expected);
-                    fill(&general, &format, 1, &mut true, &mut expected).unwrap();
-                    format.end(&mut expected);
+                    framing.start(prefix, &mut expected);
+                    fill(&general, &framing, 1, &mut true, &mut expected).unwrap();
+                    framing.end(&mut expected);
                     let what = format!("{form:?}, plain {plain}, after {issued_before}");
                     assert_eq!(body, expected, "{what}");
                     assert_eq!(body.len(), body.capacity(), "{what}");

@@ -28,33 +28,26 @@
 //! ```
 #![warn(missing_docs)]
 
-mod api;
 mod app;
 pub mod bulk;
-mod bulk_api;
 mod chunks;
 mod config;
 mod edge;
-mod health;
-mod host;
 pub mod input;
 mod issue;
-mod openapi;
 mod page;
-mod params;
 mod problem;
-mod schema;
+mod routes;
 mod serve;
 mod source;
 mod state;
 mod telemetry;
-mod watchdog;
 
-pub use api::MAX_COUNT;
 pub use app::app;
 pub use config::Config;
 pub use page::{content_security_policy, standalone_page};
 pub use problem::Problem;
+pub use routes::ids::MAX_COUNT;
 pub use serve::{ServeError, serve, serve_until};
 pub use source::{IdSource, Shutdown, Standalone, Unavailable};
 pub use state::AppState;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use axum::body::Body;
 use snowflake::{Clock, ErrorKind, Layout, SharedGenerator, TextForm};
 
-use crate::issue::{self, Format, Limits, MakeChunk};
+use crate::issue::{self, Framing, Limits, MakeChunk};
 use crate::problem::Problem;
 use crate::source::{IdSource, Unavailable};
 use crate::telemetry::Telemetry;
@@ -136,8 +136,8 @@ impl AppState {
         plain: bool,
         form: TextForm,
     ) -> Result<Body, Problem> {
-        let format = Format { plain, form };
-        Ok(Body::from(self.make(&format, count, true, true)?))
+        let framing = Framing { plain, form };
+        Ok(Body::from(self.make(&framing, count, true, true)?))
     }
 
     /// `count` fresh IDs, more than one time unit holds, as a body streamed
@@ -149,9 +149,9 @@ impl AppState {
         form: TextForm,
         limits: &Limits,
     ) -> Result<Body, Problem> {
-        let format = Format { plain, form };
+        let framing = Framing { plain, form };
         let deadline = tokio::time::Instant::now() + limits.request_timeout;
-        issue::streamed(self, &limits.large, format, count, deadline).await
+        issue::streamed(self, &limits.large, framing, count, deadline).await
     }
 
     /// Copies the generator's and the source's counters into the metrics
@@ -170,13 +170,13 @@ impl AppState {
 impl MakeChunk for AppState {
     fn make(
         &self,
-        format: &Format,
+        framing: &Framing,
         count: u64,
         first: bool,
         last: bool,
     ) -> Result<Vec<u8>, Problem> {
         self.with_generator(|generator| {
-            issue::write(generator, &self.ids_prefix, format, count, first, last)
+            issue::write(generator, &self.ids_prefix, framing, count, first, last)
         })
     }
 }

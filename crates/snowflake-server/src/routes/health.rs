@@ -3,17 +3,17 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use super::Routes;
 use crate::problem::Problem;
 use crate::state::AppState;
 
-pub fn router() -> Router<Arc<AppState>> {
-    Router::new()
+pub(crate) fn routes() -> Routes {
+    Routes::default()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
@@ -21,7 +21,7 @@ pub fn router() -> Router<Arc<AppState>> {
 
 /// The process is alive.
 #[utoipa::path(get, path = "/healthz", tag = "meta",
-    responses((status = 200, description = "alive", body = crate::schema::StatusSchema)))]
+    responses((status = 200, description = "alive", body = crate::routes::schema::StatusSchema)))]
 pub async fn healthz() -> Response {
     Json(serde_json::json!({"status": "ok"})).into_response()
 }
@@ -29,7 +29,7 @@ pub async fn healthz() -> Response {
 /// The generator can issue IDs now.
 #[utoipa::path(get, path = "/readyz", tag = "meta",
     responses(
-        (status = 200, description = "ready", body = crate::schema::StatusSchema),
+        (status = 200, description = "ready", body = crate::routes::schema::StatusSchema),
         (status = 503, description = "cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Problem> {

@@ -1,25 +1,25 @@
 //! The OpenAPI document, generated from the handlers' annotations, and the
 //! route that serves it.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
+use axum::Json;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 use snowflake::{Layout, TextForm};
 use utoipa::OpenApi;
 
-use crate::api::MAX_COUNT;
+use super::Routes;
+use super::ids::MAX_COUNT;
 use crate::problem::Problem;
-use crate::schema::{
+use crate::routes::schema::{
     BadRecordSchema, BoundsSchema, BulkItemSchema, DecodeAnswerSchema, DecodedSchema, IdsSchema,
     LayoutSchema, ReadingSchema, ReadingsSchema, SegmentSchema, StatusSchema, TextSchema,
 };
-use crate::state::AppState;
 
-pub fn router() -> Router<Arc<AppState>> {
-    Router::new().route("/api/v1/openapi.json", get(openapi))
+pub(crate) fn routes() -> Routes {
+    Routes::default().route("/api/v1/openapi.json", get(openapi))
 }
 
 /// This API's OpenAPI 3 description.
@@ -36,16 +36,16 @@ pub async fn openapi() -> Response {
         description = "Compose, decode and issue Snowflake IDs."
     ),
     paths(
-        crate::api::compose,
-        crate::api::decode,
-        crate::bulk_api::decode_many,
-        crate::api::bounds,
-        crate::api::layouts,
-        crate::api::ids,
+        super::read::compose,
+        super::read::decode,
+        super::decode_many::decode_many,
+        super::read::bounds,
+        super::read::layouts,
+        super::ids::ids,
         openapi,
-        crate::health::healthz,
-        crate::health::readyz,
-        crate::health::metrics,
+        super::health::healthz,
+        super::health::readyz,
+        super::health::metrics,
     ),
     components(schemas(
         Problem,

@@ -11,12 +11,12 @@ use axum::response::{IntoResponse, Response};
 use snowflake::{Id, Layout, TextForm};
 use tokio::time::Instant;
 
+use super::Routes;
+use super::params::{QueryParams, layout_of, only, text_form};
 use crate::bulk::{Decoder, Format, Records, StreamError, Tokens};
 use crate::chunks::{self, ChunkSender};
 use crate::issue::Limits;
-use crate::params::{QueryParams, layout_of, only, text_form};
 use crate::problem::Problem;
-use crate::state::AppState;
 
 /// The most IDs one request may hold.
 pub const MAX_BULK: u64 = 10_000;
@@ -71,8 +71,8 @@ fn too_many() -> Problem {
         (status = 200, description = "one record per ID, in order: its breakdown, or the problem with it. \
             `Accept: application/x-ndjson` gives one record per line; `Accept: text/csv` a header \
             `line,id,timestamp_ms,time,<fields>,error` and one row per ID", content(
-            (Vec<crate::schema::BulkItemSchema> = "application/json"),
-            (crate::schema::BulkItemSchema = "application/x-ndjson"),
+            (Vec<crate::routes::schema::BulkItemSchema> = "application/json"),
+            (crate::routes::schema::BulkItemSchema = "application/x-ndjson"),
             (String = "text/csv"),
         )),
         (status = 400, description = "bad parameters, or a body that is not a JSON array of strings", body = Problem, content_type = "application/problem+json"),
@@ -191,10 +191,9 @@ fn internal() -> Problem {
     )
 }
 
-/// The route, for [`crate::api::router`] to merge; `limits` give the time a
-/// client has to read the answer.
-pub fn routes(limits: Arc<Limits>) -> axum::Router<Arc<AppState>> {
-    axum::Router::new().route(
+/// The route; `limits` give the time a client has to read the answer.
+pub(crate) fn routes(limits: Arc<Limits>) -> Routes {
+    Routes::default().route(
         "/api/v1/decode",
         axum::routing::post(move |headers: HeaderMap, query: QueryParams, body: Bytes| {
             decode_many(Arc::clone(&limits), headers, query, body)
