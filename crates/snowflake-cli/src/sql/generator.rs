@@ -186,16 +186,12 @@ impl NextId {
                 "- IDs run out at {} (the generator's last tick).",
                 snowflake::UnixMillis(self.last_ms(plan))
             ),
-            format!(
-                "- Several generators in one database: one per prefix, each with node values of"
-            ),
-            format!(
-                "  its own. The table {} lists them and refuses a second with the",
-                REGISTRY
-            ),
-            "  same layout and node, which would issue the same IDs. More than one generator's"
+            "- Several generators in one database: one per prefix, each with node values".into(),
+            format!("  of its own. The table {REGISTRY} lists them and refuses a second"),
+            "  with the same layout and node, which would issue the same IDs. One".into(),
+            "  generator's rate is at most the layout's ceiling: more takes more generators,"
                 .into(),
-            "  rate takes more node values: one generator's rate is the layout's ceiling.".into(),
+            "  with more node values.".into(),
         ]);
         lines
             .into_iter()
@@ -204,5 +200,105 @@ impl NextId {
                 false => format!("-- {line}\n"),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::{Dialect, functions};
+
+    fn next_id(layout: &Layout, node: &[(&str, u64)]) -> Result<NextId, Error> {
+        let plan = Plan::new(layout, "p".into())?;
+        NextId::new(layout, &plan, node)
+    }
+
+    #[test]
+    fn numbers_come_from_the_layout() {
+        // sonyflake: the machine below the sequence.
+        let sony = next_id(&Layout::sonyflake(), &[("machine", 65535)]).unwrap();
+        assert_eq!(sony.node_bits, 65535);
+        assert_eq!((sony.seq_shift, sony.seq_bits, sony.seq_max), (16, 8, 255));
+        let discord = next_id(&Layout::discord(), &[("worker", 5), ("process", 9)]).unwrap();
+        assert_eq!(discord.node_bits, (5 << 17) | (9 << 12));
+        assert_eq!(discord.node_text, "worker=5, process=9");
+        assert_eq!(discord.tolerance_ms, Generator::DEFAULT_TOLERANCE_MS);
+        assert_eq!(
+            (discord.function.as_str(), discord.state.as_str()),
+            ("p_next_id", "p_next_id_state")
+        );
+    }
+
+    #[test]
+    fn the_packed_state_can_end_a_layout_early() {
+        // Mastodon's 16-bit sequence leaves 47 bits of a bigint for ticks:
+        // its generator ends in the year 6429, its time field in 10889.
+        let mastodon = Layout::mastodon();
+        let plan = Plan::new(&mastodon, "m".into()).unwrap();
+        let next = NextId::new(&mastodon, &plan, &[]).unwrap();
+        assert_eq!(next.last_tick, (1 << 47) - 1);
+        assert!(
+            snowflake::UnixMillis(next.last_ms(&plan))
+                .to_string()
+                .starts_with("6429-")
+        );
+        let twitter = next_id(&Layout::twitter(), &[("datacenter", 0), ("machine", 0)]).unwrap();
+        assert_eq!(twitter.last_tick, Layout::twitter().max_time_units());
+    }
+
+    #[test]
+    fn every_node_field_needs_a_value_and_the_layout_a_sequence() {
+        let err = next_id(&Layout::discord(), &[("process", 1)]).unwrap_err();
+        assert_eq!(err.field(), Some("generator"));
+        assert!(
+            err.to_string()
+                .starts_with("generator with no value for worker is not allowed"),
+            "{err}"
+        );
+        let err = next_id(&Layout::parse("time:62,node:1").unwrap(), &[("node", 1)]).unwrap_err();
+        assert!(err.to_string().contains("has no sequence field"), "{err}");
+        let err = next_id(&Layout::twitter(), &[("datacenter", 1), ("machine", 99)]).unwrap_err();
+        assert!(
+            err.to_string().contains("machine 99 is out of range"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_layout_too_long_for_the_registry_is_refused() {
+        // Eight fields of 32 characters: 280 characters of spec.
+        let names: Vec<String> = ('a'..='h')
+            .map(|c| format!("{c}{}", "x".repeat(31)))
+            .collect();
+        let spec = format!(
+            "time:41,{},sequence:12",
+            names
+                .iter()
+                .map(|n| format!("{n}:1"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let layout = Layout::parse(&spec).unwrap();
+        let node: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), 1)).collect();
+        let err = next_id(&layout, &node).unwrap_err();
+        assert_eq!(err.field(), Some("layout"));
+        assert!(err.to_string().contains("255 characters"), "{err}");
+    }
+
+    #[test]
+    fn the_checks_come_before_anything_is_created() {
+        let node = [("datacenter", 1), ("machine", 7)];
+        let pg = functions(&Layout::twitter(), Dialect::Postgres, None, Some(&node)).unwrap();
+        let first_function = pg.find("CREATE OR REPLACE FUNCTION").unwrap();
+        let begin = pg.find("\nBEGIN;\n").unwrap();
+        let checks = pg.find("DO $$").unwrap();
+        assert!(begin < checks && checks < first_function);
+        assert!(pg.ends_with("COMMIT;\n"));
+        assert!(pg.contains("RETURN (_tick << 22) | 159744 | (_state & 4095);"));
+        let my = functions(&Layout::twitter(), Dialect::Mysql, None, Some(&node)).unwrap();
+        let call = my.find("CALL twitter_next_id_install_check();").unwrap();
+        assert!(call < my.find("CREATE FUNCTION").unwrap());
+        assert!(my.contains("RETURN CAST((_tick << 22) | 159744 | _seq AS SIGNED);"));
+        assert!(my.contains(") ENGINE=MyISAM COMMENT"));
     }
 }

@@ -71,9 +71,9 @@ impl Period {
 
     fn noun(self) -> &'static str {
         match self {
-            Period::Day => "a day",
-            Period::Week => "a week, Monday to Sunday",
-            Period::Month => "a calendar month",
+            Period::Day => "one a day",
+            Period::Week => "one a week, Monday to Sunday",
+            Period::Month => "one a calendar month",
         }
     }
 }
@@ -173,15 +173,15 @@ pub fn render(layout: &Layout, dialect: Dialect, p: &Periods) -> Result<String, 
     let first = &bounds[0];
     let end = &bounds[periods];
     let mut out = format!(
-        "-- Partitions of {table} by ID range, made by `snowflake sql --partitions`: one for\n\
-         -- {noun}, {periods} in all, from {from} to {to} (the last day included) at\n\
-         -- midnight in {zone}; {from_utc} to {end_utc} in UTC.\n\
-         -- IDs of layout {layout} ({spec}). Each bound is the first ID whose time is at or after\n\
-         -- the start of its period.\n",
+        "-- Partitions of {table} by ID range, made by `snowflake sql --partitions`:\n\
+         -- {noun}, {periods} in all, from midnight {from} to midnight {end} in {zone}\n\
+         -- ({from_utc} to {end_utc}).\n\
+         -- IDs of layout {layout} ({spec}).\n\
+         -- Each bound is the first ID whose time is at or after the start of its period.\n",
         table = p.table,
         noun = p.every.noun(),
         from = first.day,
-        to = bounds[periods - 1].day,
+        end = end.day,
         from_utc = UnixMillis(first.start_ms),
         end_utc = UnixMillis(end.start_ms),
         layout = layout.name(),

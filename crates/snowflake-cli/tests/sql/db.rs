@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use snowflake::UnixMillis;
 
@@ -142,15 +142,33 @@ impl Db {
     /// starts it again, through scripts/sql-test; no test uses a server
     /// meanwhile.
     pub fn restart(self, how: &str) {
-        let _down = SERVERS
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let which = match self {
+        Exclusive::take().restart(self, how, &[]);
+    }
+}
+
+/// The servers to one test alone, for as long as it holds this: for
+/// restarts, and for what it does with a server started unlike the others.
+pub struct Exclusive(#[allow(dead_code)] RwLockWriteGuard<'static, ()>);
+
+impl Exclusive {
+    pub fn take() -> Exclusive {
+        Exclusive(
+            SERVERS
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+
+    /// Restarts `db` as [`Db::restart`] does, with these server options
+    /// until its next restart.
+    pub fn restart(&self, db: Db, how: &str, options: &[&str]) {
+        let which = match db {
             Db::Postgres => "postgres",
             Db::Mariadb => "mariadb",
         };
         let out = Command::new(env("SNOWFLAKE_TEST_RESTART"))
             .args(["--restart", which, how])
+            .args(options)
             .stdin(Stdio::null())
             .output()
             .unwrap();
@@ -160,6 +178,11 @@ impl Db {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    /// [`Place::run`], while this test has the servers to itself.
+    pub fn run(&self, place: Place, sql: &str) -> Result<String, String> {
+        place.spawn(&[sql.to_owned()]).pop().unwrap()
     }
 }
 
@@ -216,6 +239,10 @@ impl Place {
     /// its own; the output or error of each, in order.
     pub fn clients(self, scripts: &[String]) -> Vec<Result<String, String>> {
         let _up = servers_up();
+        self.spawn(scripts)
+    }
+
+    fn spawn(self, scripts: &[String]) -> Vec<Result<String, String>> {
         std::thread::scope(|scope| {
             let running: Vec<_> = scripts
                 .iter()

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use snowflake::{Id, Layout};
 
-use crate::db::{Db, Place, refusal};
+use crate::db::{Db, Exclusive, Place, refusal};
 use crate::load::{Load, Taken, Way, assert_no_duplicates};
 
 /// The statement load of the issue: 16 clients, 20,000 IDs each.
@@ -209,14 +209,18 @@ fn reads_the_clock_for_each_id(db: Db) {
     let place = db.at("gen_statement").fresh();
     install(place, "stmt", &["--layout", SMALL, "-f", "node=9"]);
     let clock = db.clock_ms();
-    let rows = match db {
-        Db::Postgres => "generate_series(1, 1000)",
-        Db::Mariadb => "seq_1_to_1000",
+    // Were the clock read once a statement, it would wait for ever: a
+    // deadline turns that into an error.
+    let select = match db {
+        Db::Postgres => {
+            "SET statement_timeout = '60s';\nSELECT stmt_next_id() FROM generate_series(1, 1000);"
+        }
+        Db::Mariadb => {
+            "SET STATEMENT max_statement_time = 60 FOR SELECT stmt_next_id() FROM seq_1_to_1000;"
+        }
     };
     let out = place
-        .run(&format!(
-            "SELECT {clock};\nSELECT stmt_next_id() FROM {rows};\nSELECT {clock};"
-        ))
+        .run(&format!("SELECT {clock};\n{select}\nSELECT {clock};"))
         .unwrap();
     let lines: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
     let (before, ids, after) = (lines[0], &lines[1..lines.len() - 1], lines[lines.len() - 1]);
@@ -671,4 +675,49 @@ fn postgres_times_outside_the_layout_are_refused() {
 #[ignore = "needs MariaDB: run scripts/sql-test"]
 fn mariadb_times_outside_the_layout_are_refused() {
     times_outside_the_layout_are_refused(Db::Mariadb);
+}
+
+/// A server that reads SYSDATE() once a statement, as NOW() (MariaDB's
+/// --sysdate-is-now), would leave a statement that waits for the next tick
+/// waiting for ever: the generator says why instead.
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generator_refuses_a_clock_that_does_not_move() {
+    let place = Db::Mariadb.at("gen_sysdate").fresh();
+    install(place, "frozen", &["--layout", SMALL, "-f", "node=1"]);
+    let alone = Exclusive::take();
+    alone.restart(Db::Mariadb, "clean", &["--sysdate-is-now"]);
+    // Four IDs a tick: the fifth waits for the next.
+    // A deadline, should the generator wait for ever.
+    let result = alone.run(
+        place,
+        "SET STATEMENT max_statement_time = 10 FOR SELECT frozen_next_id() FROM seq_1_to_5;",
+    );
+    alone.restart(Db::Mariadb, "clean", &[]);
+    let err = result.unwrap_err();
+    assert!(
+        err.contains("SYSDATE() did not move while frozen_next_id waited"),
+        "{err}"
+    );
+    assert!(err.contains("--sysdate-is-now"), "{err}");
+}
+
+/// A call cancelled while it waits (a statement timeout, a client that
+/// gives up) lets go of the generator's lock: a session-level advisory
+/// lock would otherwise stay with its session, and every other caller wait
+/// behind it for as long as the session lives.
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_a_cancelled_call_lets_go_of_the_lock() {
+    let place = Db::Postgres.at("gen_cancel").fresh();
+    install(place, "cancel", &["--layout", SMALL, "-f", "node=2"]);
+    let out = place.run(
+        "SET statement_timeout = '200ms';\n\
+         DO $$ BEGIN PERFORM cancel_next_id() FROM generate_series(1, 100000); \
+         EXCEPTION WHEN query_canceled THEN RAISE NOTICE 'cancelled'; END $$;\n\
+         RESET statement_timeout;\n\
+         SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid();\n\
+         SELECT cancel_next_id() > 0;",
+    );
+    assert_eq!(out.unwrap(), "0\nt");
 }
