@@ -93,20 +93,23 @@ done
 echo "ended $(date -u +%FT%TZ); $(uptime)"
 
 echo
-echo "| server | connections | subject | IDs/s (median of $rounds) | of nextval |"
+echo "| server | connections | subject | IDs/s, median of $rounds | of nextval in the same round: median (lowest-highest) |"
 echo "| --- | ---: | --- | ---: | ---: |"
-sort -k1,1 -k3,3n -k2,2 "$results" | awk '
-  { key = $1 " " $3 " " $2; v[key] = v[key] " " $5; servers[$1 " " $3] = 1 }
-  function median(list,    a, n, i, j, t) {
-    n = split(list, a, " ")
+awk '
+  { rate[$1, $3, $2, $4] = $5; subjects[$1 " " $3 " " $2] = 1; if ($4 > rounds) rounds = $4 }
+  function median(a, n,    i, j, t) {
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    for (k in v) m[k] = median(v[k])
-    for (k in v) {
+    for (k in subjects) {
       split(k, p, " ")
-      base = m[p[1] " " p[2] " nextval"]
-      printf "| %s | %s | %s | %.0f | %.2f |\n", p[1], p[2], p[3], m[k], m[k] / base
+      for (r = 1; r <= rounds; r++) {
+        v[r] = rate[p[1], p[2], p[3], r]
+        q[r] = v[r] / rate[p[1], p[2], "nextval", r]
+      }
+      m = median(v, rounds)
+      qm = median(q, rounds)
+      printf "| %s | %s | %s | %.0f | %.2f (%.2f-%.2f) |\n", p[1], p[2], p[3], m, qm, q[1], q[rounds]
     }
-  }' | sort -t'|' -k2,2 -k3,3n -k5,5nr
+  }' "$results" | sort -t'|' -k2,2 -k3,3n -k6,6r

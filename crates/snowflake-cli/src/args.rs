@@ -36,7 +36,7 @@ pub enum Command {
     /// Cluster mode on etcd: which nodes hold which slots.
     #[command(subcommand)]
     Cluster(ClusterCommand),
-    /// Print SQL functions that decode and compose a layout's IDs in PostgreSQL or MySQL/MariaDB.
+    /// Print SQL for PostgreSQL or MySQL/MariaDB: functions that decode and compose a layout's IDs, a generator of them, partitions by ID range.
     Sql(SqlArgs),
     /// Print a completion script for a shell.
     Completions(CompletionsArgs),
@@ -561,6 +561,30 @@ pub struct SqlArgs {
         requires = "partitions"
     )]
     pub time_zone: jiff::tz::TimeZone,
+}
+
+impl SqlArgs {
+    /// What the arguments ask of `snowflake sql`; clap has seen to it that
+    /// --partitions comes with --from, --to and --every.
+    pub fn request(&self) -> crate::sql::Request<'_> {
+        let partitions = match (&self.partitions, self.from, self.to, self.every) {
+            (Some(table), Some(from), Some(to), Some(every)) => Some(crate::sql::Periods {
+                table,
+                from,
+                to,
+                every,
+                zone: &self.time_zone,
+            }),
+            _ => None,
+        };
+        crate::sql::Request {
+            dialect: self.dialect,
+            prefix: self.prefix.as_deref(),
+            generator: self.generator,
+            node: self.node.pairs(None),
+            partitions,
+        }
+    }
 }
 
 fn date(text: &str) -> Result<jiff::civil::Date, String> {

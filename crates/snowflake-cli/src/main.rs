@@ -112,7 +112,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Generate(args) => generate::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),
-        Command::Sql(args) => emit(&sql::script(&args)?),
+        Command::Sql(args) => emit(&sql::script(&args.layout.resolve()?, &args.request())?),
         Command::Completions(args) => emit(&manual::completions(args.shell)),
         Command::Man => emit(&manual::man_page()?),
         Command::Page => emit(&snowflake_server::standalone_page()),

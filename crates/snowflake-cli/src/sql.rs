@@ -23,9 +23,8 @@ mod postgres_generator;
 use snowflake::{Error, Layout};
 use snowflake_server::input::parse_fields;
 
-use crate::args::SqlArgs;
 use generator::NextId;
-use partitions::Periods;
+pub use partitions::Periods;
 use plan::Plan;
 
 /// Which database the functions are written for.
@@ -48,12 +47,22 @@ pub enum Period {
     Month,
 }
 
-/// The script `snowflake sql` prints for these arguments.
-pub fn script(args: &SqlArgs) -> Result<String, Error> {
-    let layout = args.layout.resolve()?;
-    let pairs = args.node.pairs(None);
-    if !args.generator
-        && let Some((name, value)) = pairs.first()
+/// What `snowflake sql` is asked for, as the command line gives it.
+#[derive(Debug)]
+pub struct Request<'a> {
+    pub dialect: Dialect,
+    pub prefix: Option<&'a str>,
+    pub generator: bool,
+    /// Field values by name, as text: the generator's node.
+    pub node: Vec<(&'a str, &'a str)>,
+    /// Partitions instead of functions.
+    pub partitions: Option<Periods<'a>>,
+}
+
+/// The script `snowflake sql` prints.
+pub fn script(layout: &Layout, request: &Request) -> Result<String, Error> {
+    if !request.generator
+        && let Some((name, value)) = request.node.first()
     {
         return Err(Error::invalid_value(
             "field",
@@ -61,28 +70,14 @@ pub fn script(args: &SqlArgs) -> Result<String, Error> {
             "field values set the node of a generator: add --generator",
         ));
     }
-    if let (Some(table), Some(from), Some(to), Some(every)) =
-        (&args.partitions, args.from, args.to, args.every)
-    {
-        let periods = Periods {
-            table,
-            from,
-            to,
-            every,
-            zone: &args.time_zone,
-        };
-        return partitions::render(&layout, args.dialect, &periods);
+    if let Some(periods) = &request.partitions {
+        return partitions::render(layout, request.dialect, periods);
     }
-    let node = match args.generator {
-        true => Some(parse_fields(&layout, &pairs)?),
+    let node = match request.generator {
+        true => Some(parse_fields(layout, &request.node)?),
         false => None,
     };
-    functions(
-        &layout,
-        args.dialect,
-        args.prefix.as_deref(),
-        node.as_deref(),
-    )
+    functions(layout, request.dialect, request.prefix, node.as_deref())
 }
 
 /// The prefix of every function name when none is given: a preset's name,
