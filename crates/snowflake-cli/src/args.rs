@@ -51,7 +51,7 @@ pub enum Command {
     /// Cluster mode on etcd: which nodes hold which slots.
     #[command(subcommand)]
     Cluster(ClusterCommand),
-    /// Print SQL functions that decode and compose a layout's IDs in PostgreSQL or MySQL/MariaDB.
+    /// Print SQL for PostgreSQL or MySQL/MariaDB: functions that decode and compose a layout's IDs, a generator of them, partitions by ID range.
     Sql(SqlArgs),
     /// Mask IDs for the public: a keyed permutation that hides their time,
     /// node and order, in the layout's width.
@@ -557,6 +557,79 @@ pub struct SqlArgs {
     /// name, or snowflake for a custom layout.
     #[arg(long, value_name = "NAME")]
     pub prefix: Option<String>,
+    /// Also install a generator, <prefix>_next_id(), whose IDs carry the node
+    /// fields given (every one of them, with -f NAME=VALUE).
+    #[arg(long, conflicts_with = "partitions")]
+    pub generator: bool,
+    #[command(flatten)]
+    pub node: FieldArgs,
+    /// Print partitions of TABLE by ID range instead of functions, one for
+    /// each period from --from to --to.
+    #[arg(
+        long,
+        value_name = "TABLE",
+        requires_all = ["from", "to", "every"],
+        conflicts_with = "prefix"
+    )]
+    pub partitions: Option<String>,
+    /// The first day partitioned, YYYY-MM-DD: its period is the first.
+    #[arg(long, value_name = "DATE", value_parser = date, requires = "partitions")]
+    pub from: Option<jiff::civil::Date>,
+    /// The last day partitioned, YYYY-MM-DD: its period is the last.
+    #[arg(long, value_name = "DATE", value_parser = date, requires = "partitions")]
+    pub to: Option<jiff::civil::Date>,
+    /// How long each partition's period is: a day, a week from Monday, a
+    /// calendar month.
+    #[arg(long, value_enum, value_name = "PERIOD", requires = "partitions")]
+    pub every: Option<crate::sql::Period>,
+    /// The time zone whose midnights begin the periods: an IANA name.
+    #[arg(
+        long,
+        value_name = "ZONE",
+        default_value = "UTC",
+        value_parser = time_zone,
+        requires = "partitions"
+    )]
+    pub time_zone: jiff::tz::TimeZone,
+}
+
+impl SqlArgs {
+    /// What the arguments ask of `snowflake sql`; clap has seen to it that
+    /// --partitions comes with --from, --to and --every.
+    pub fn request(&self) -> crate::sql::Request<'_> {
+        let partitions = match (&self.partitions, self.from, self.to, self.every) {
+            (Some(table), Some(from), Some(to), Some(every)) => Some(crate::sql::Periods {
+                table,
+                from,
+                to,
+                every,
+                zone: &self.time_zone,
+            }),
+            _ => None,
+        };
+        crate::sql::Request {
+            dialect: self.dialect,
+            prefix: self.prefix.as_deref(),
+            generator: self.generator,
+            node: self.node.pairs(None),
+            partitions,
+        }
+    }
+}
+
+fn date(text: &str) -> Result<jiff::civil::Date, String> {
+    let text = text.trim();
+    let well_formed = text.len() == 10 && text.as_bytes()[4] == b'-' && text.as_bytes()[7] == b'-';
+    well_formed
+        .then(|| text.parse().ok())
+        .flatten()
+        .ok_or_else(|| "a date is YYYY-MM-DD, such as 2025-01-31".to_string())
+}
+
+fn time_zone(text: &str) -> Result<jiff::tz::TimeZone, String> {
+    jiff::tz::TimeZone::get(text.trim()).map_err(|_| {
+        "a time zone is an IANA name such as Europe/Berlin or America/New_York, or UTC".to_string()
+    })
 }
 
 #[derive(Debug, Args)]

@@ -113,11 +113,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Generate(args) => generate::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),
-        Command::Sql(args) => emit(&sql::functions(
-            &args.layout.resolve()?,
-            args.dialect,
-            args.prefix.as_deref(),
-        )?),
+        Command::Sql(args) => emit(&sql::script(&args.layout.resolve()?, &args.request())?),
         Command::Mask(args) => mask::mask(&args),
         Command::Unmask(args) => mask::unmask(&args),
         Command::MaskKey(MaskKeyCommand::New(args)) => mask::new_key(&args),

@@ -1,18 +1,30 @@
-//! `snowflake sql`: SQL functions that decode and compose a layout's IDs
-//! inside PostgreSQL or MySQL/MariaDB, so that people stop hand-writing bit
-//! shifts. Pure text out of a layout: the functions are plain SQL (managed
-//! databases allow no extensions), pure (usable in indexes and partition
-//! bounds), and there is no generator among them.
+//! `snowflake sql`: SQL for a layout's IDs inside PostgreSQL or MySQL/MariaDB,
+//! so that people stop hand-writing bit shifts. Pure text out of a layout,
+//! in plain SQL and stored routines (managed databases allow no extensions):
+//!
+//! - functions that read and build IDs, pure (usable in indexes and
+//!   partition bounds);
+//! - with `--generator`, `<prefix>_next_id()`, which issues new IDs from
+//!   state kept in the database;
+//! - with `--partitions`, partitions of a table by ID range.
 //!
 //! The numbers and names come from one [`Plan`](plan::Plan) derived from the
-//! layout; each dialect only spells them.
+//! layout (and a [`NextId`](generator::NextId) for the generator); each
+//! dialect only spells them.
 
+mod generator;
 mod mysql;
+mod mysql_generator;
+mod partitions;
 mod plan;
 mod postgres;
+mod postgres_generator;
 
 use snowflake::{Error, Layout};
+use snowflake_server::input::parse_fields;
 
+use generator::NextId;
+pub use partitions::Periods;
 use plan::Plan;
 
 /// Which database the functions are written for.
@@ -22,6 +34,50 @@ pub enum Dialect {
     Postgres,
     /// MySQL and MariaDB: `DATETIME(3)` in UTC, DETERMINISTIC NO SQL.
     Mysql,
+}
+
+/// How long each partition's period is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Period {
+    /// A day, from midnight.
+    Day,
+    /// A week, from Monday's midnight.
+    Week,
+    /// A calendar month, from the first's midnight.
+    Month,
+}
+
+/// What `snowflake sql` is asked for, as the command line gives it.
+#[derive(Debug)]
+pub struct Request<'a> {
+    pub dialect: Dialect,
+    pub prefix: Option<&'a str>,
+    pub generator: bool,
+    /// Field values by name, as text: the generator's node.
+    pub node: Vec<(&'a str, &'a str)>,
+    /// Partitions instead of functions.
+    pub partitions: Option<Periods<'a>>,
+}
+
+/// The script `snowflake sql` prints.
+pub fn script(layout: &Layout, request: &Request) -> Result<String, Error> {
+    if !request.generator
+        && let Some((name, value)) = request.node.first()
+    {
+        return Err(Error::invalid_value(
+            "field",
+            &format!("{name}={value}"),
+            "field values set the node of a generator: add --generator",
+        ));
+    }
+    if let Some(periods) = &request.partitions {
+        return partitions::render(layout, request.dialect, periods);
+    }
+    let node = match request.generator {
+        true => Some(parse_fields(layout, &request.node)?),
+        false => None,
+    };
+    functions(layout, request.dialect, request.prefix, node.as_deref())
 }
 
 /// The prefix of every function name when none is given: a preset's name,
@@ -56,8 +112,14 @@ pub fn check_prefix(prefix: &str) -> Result<(), Error> {
     ))
 }
 
-/// The `CREATE FUNCTION` statements for `layout` in `dialect`, as one script.
-pub fn functions(layout: &Layout, dialect: Dialect, prefix: Option<&str>) -> Result<String, Error> {
+/// The `CREATE FUNCTION` statements for `layout` in `dialect`, as one script;
+/// with `node`, a generator of IDs with those node values after them.
+pub fn functions(
+    layout: &Layout,
+    dialect: Dialect,
+    prefix: Option<&str>,
+    node: Option<&[(&str, u64)]>,
+) -> Result<String, Error> {
     let prefix = match prefix {
         Some(prefix) => {
             check_prefix(prefix)?;
@@ -66,10 +128,23 @@ pub fn functions(layout: &Layout, dialect: Dialect, prefix: Option<&str>) -> Res
         None => default_prefix(layout),
     };
     let plan = Plan::new(layout, prefix)?;
-    Ok(match dialect {
+    let next = node
+        .map(|node| NextId::new(layout, &plan, node))
+        .transpose()?;
+    let (header, functions) = match dialect {
         Dialect::Postgres => postgres::render(&plan),
         Dialect::Mysql => mysql::render(&plan),
-    })
+    };
+    let Some(next) = &next else {
+        return Ok(header + &functions);
+    };
+    // The generator's checks come first, so that a generator refused
+    // (another's node, another layout under its prefix) changes nothing.
+    let (before, after) = match dialect {
+        Dialect::Postgres => postgres_generator::render(&plan, next),
+        Dialect::Mysql => mysql_generator::render(&plan, next),
+    };
+    Ok(header + &before + &functions + &after)
 }
 
 #[cfg(test)]
@@ -78,7 +153,7 @@ mod tests {
 
     fn refusal(layout: &str, prefix: Option<&str>) -> Error {
         let layout = Layout::parse(layout).unwrap();
-        match functions(&layout, Dialect::Postgres, prefix) {
+        match functions(&layout, Dialect::Postgres, prefix, None) {
             Ok(_) => panic!("{layout} with prefix {prefix:?} was accepted"),
             Err(err) => err,
         }
@@ -126,7 +201,7 @@ mod tests {
         assert_eq!(default_prefix(&moved), "snowflake");
         let custom = Layout::parse("time:41,node:10,sequence:12").unwrap();
         assert_eq!(default_prefix(&custom), "snowflake");
-        let sql = functions(&custom, Dialect::Mysql, None).unwrap();
+        let sql = functions(&custom, Dialect::Mysql, None, None).unwrap();
         assert!(sql.contains("CREATE FUNCTION snowflake_node(id BIGINT)"));
     }
 
@@ -161,16 +236,16 @@ mod tests {
         assert!(message.contains("63"), "{message}");
         // 40 + 1 + 22 is 63, which fits; 64 does not.
         let fits = Layout::parse(&format!("time:41,{}:10,sequence:12", &long_field[..22])).unwrap();
-        assert!(functions(&fits, Dialect::Postgres, Some(&prefix)).is_ok());
+        assert!(functions(&fits, Dialect::Postgres, Some(&prefix), None).is_ok());
         let over = Layout::parse(&format!("time:41,{}:10,sequence:12", &long_field[..23])).unwrap();
-        assert!(functions(&over, Dialect::Mysql, Some(&prefix)).is_err());
+        assert!(functions(&over, Dialect::Mysql, Some(&prefix), None).is_err());
     }
 
     #[test]
     fn every_function_is_pure_and_replaceable() {
         for layout in Layout::presets() {
             let fields = layout.fields().len();
-            let pg = functions(&layout, Dialect::Postgres, None).unwrap();
+            let pg = functions(&layout, Dialect::Postgres, None, None).unwrap();
             let name = layout.name();
             // time, each field, compose, min_id, max_id
             let count = 4 + fields;
@@ -178,7 +253,7 @@ mod tests {
             let marked = "\nLANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$\n";
             assert_eq!(pg.matches(marked).count(), count);
             assert!(pg.contains(&format!("FUNCTION {name}_min_id(ts timestamptz)")));
-            let my = functions(&layout, Dialect::Mysql, None).unwrap();
+            let my = functions(&layout, Dialect::Mysql, None, None).unwrap();
             assert_eq!(my.matches("\nCREATE FUNCTION").count(), count);
             assert_eq!(my.matches("DROP FUNCTION IF EXISTS").count(), count);
             assert_eq!(
@@ -196,7 +271,7 @@ mod tests {
 
     #[test]
     fn numbers_come_from_the_layout() {
-        let sony = functions(&Layout::sonyflake(), Dialect::Postgres, None).unwrap();
+        let sony = functions(&Layout::sonyflake(), Dialect::Postgres, None, None).unwrap();
         // machine: 16 bits at shift 0; sequence: 8 bits at shift 16; 10 ms ticks.
         assert!(sony.contains("RETURN id & 65535;"), "{sony}");
         assert!(sony.contains("RETURN (id >> 16) & 255;"), "{sony}");
@@ -206,11 +281,11 @@ mod tests {
 
     #[test]
     fn the_comment_says_how_64_bit_ids_map_onto_bigint() {
-        let discord = functions(&Layout::discord(), Dialect::Postgres, None).unwrap();
+        let discord = functions(&Layout::discord(), Dialect::Postgres, None, None).unwrap();
         assert!(discord.contains("two's complement"), "{discord}");
         // The first ID with the 64th bit: 2^41 ms after Discord's epoch.
         assert!(discord.contains("2084-09-06T15:47:35.552Z"), "{discord}");
-        let twitter = functions(&Layout::twitter(), Dialect::Mysql, None).unwrap();
+        let twitter = functions(&Layout::twitter(), Dialect::Mysql, None, None).unwrap();
         assert!(!twitter.contains("two's complement"));
         assert!(twitter.contains("sign bit"));
     }

@@ -21,7 +21,8 @@ const UNIX_EPOCH: &str = "TIMESTAMP'1970-01-01 00:00:00'";
 /// Signalled messages are cut at 128 characters, so they stay short.
 const SIGNAL: &str = "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = _msg";
 
-pub fn render(plan: &Plan) -> String {
+/// The comment that opens the script, and the functions.
+pub fn render(plan: &Plan) -> (String, String) {
     let zeros = vec!["0"; plan.fields.len()].join(", ");
     let examples = [
         format!("SELECT id, {}(id) FROM posts;", plan.name("time")),
@@ -36,13 +37,14 @@ pub fn render(plan: &Plan) -> String {
         ),
     ];
     let purity = [
-        "Pure functions, no generator and no table: DETERMINISTIC NO SQL, so binary",
+        "Pure functions, with no state and no table: DETERMINISTIC NO SQL, so binary",
         "logging accepts them and a call with constants is worked out once. MySQL and",
         "MariaDB allow no stored function in generated columns or partition bounds:",
         "there, write the number a function gives (SELECT ..._min_id('2025-01-01')).",
         "DATETIME has no time zone: these functions read and write UTC.",
     ];
-    let mut out = plan.header("DATETIME(3)", &purity, &examples);
+    let header = plan.header("DATETIME(3)", &purity, &examples);
+    let mut out = String::new();
     out.push_str("DELIMITER //\n\n");
     out.push_str(&time(plan));
     for f in &plan.fields {
@@ -73,7 +75,7 @@ pub fn render(plan: &Plan) -> String {
         Some(plan.low_mask()),
     ));
     out.push_str("DELIMITER ;\n");
-    out
+    (header, out)
 }
 
 /// `ms` is how `_ms` is declared after its type (empty: not at all).

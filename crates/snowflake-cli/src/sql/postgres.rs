@@ -23,7 +23,8 @@ const MS_OF_TS: &str = "floor(extract(epoch FROM ts - to_timestamp(0)) * 1000)";
 /// A timestamptz in messages, in UTC whatever the session's zone.
 const TS_TEXT: &str = "to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
 
-pub fn render(plan: &Plan) -> String {
+/// The comment that opens the script, and the functions.
+pub fn render(plan: &Plan) -> (String, String) {
     let zeros = vec!["0"; plan.fields.len()].join(", ");
     let examples = [
         format!("SELECT id, {}(id) FROM posts;", plan.name("time")),
@@ -35,10 +36,11 @@ pub fn render(plan: &Plan) -> String {
         format!("SELECT {}(now(), {zeros});", plan.name("compose")),
     ];
     let purity = [
-        "Pure functions, no generator and no table: IMMUTABLE STRICT PARALLEL SAFE,",
+        "Pure functions, with no state and no table: IMMUTABLE STRICT PARALLEL SAFE,",
         "so they can be used in indexes, generated columns and partition bounds.",
     ];
-    let mut out = plan.header("timestamptz", &purity, &examples);
+    let header = plan.header("timestamptz", &purity, &examples);
+    let mut out = String::new();
     out.push_str(&time(plan));
     for f in &plan.fields {
         out.push_str(&function(
@@ -67,7 +69,7 @@ pub fn render(plan: &Plan) -> String {
         "The largest ID of ts's tick.",
         Some(plan.low_mask()),
     ));
-    out
+    (header, out)
 }
 
 fn function(

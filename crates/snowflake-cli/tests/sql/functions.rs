@@ -1,55 +1,15 @@
-//! `snowflake sql` end to end, and against real PostgreSQL and MariaDB
-//! servers: the generated functions are loaded for every preset and a custom
-//! layout and checked against every compose case of testdata/vectors.json,
-//! whose IDs were computed apart from this code.
-//!
-//! The servers are private instances on loopback that `scripts/sql-test`
-//! installs and starts; it passes their addresses in SNOWFLAKE_TEST_POSTGRES
-//! (a psql connection string) and SNOWFLAKE_TEST_MARIADB_SOCKET. A plain
-//! `cargo test` lists the database tests as ignored; asked to run without
-//! those variables, they fail and say why.
-
-use std::io::Write;
-use std::process::{Command, Stdio};
+//! The read functions (time, fields, compose, min_id, max_id): every preset
+//! and custom layouts against every compose case of testdata/vectors.json,
+//! whose IDs were computed apart from this code; their errors, and their
+//! purity.
 
 use serde_json::Value;
-use snowflake::{Layout, UnixMillis};
+use snowflake::Layout;
 
-fn snowflake() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
-    cmd.env_remove("SNOWFLAKE_LAYOUT")
-        .env_remove("SNOWFLAKE_EPOCH")
-        .env_remove("SNOWFLAKE_TICK_MS");
-    cmd
-}
+use crate::db::{Db, refusal, sql_of, utc_text};
 
-/// The script `snowflake sql` prints for these arguments.
-fn sql_of(args: &[&str]) -> String {
-    let out = snowflake()
-        .arg("sql")
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
-}
-
-/// One line on stderr and exit status 2.
-fn refusal(args: &[&str]) -> String {
-    let out = snowflake()
-        .arg("sql")
-        .args(args)
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
-    err
-}
+/// DATETIME's last millisecond, 9999-12-31 23:59:59.999, in Unix ms.
+const DATETIME_MAX_MS: i64 = 253_402_300_799_999;
 
 #[test]
 fn bad_input_is_refused_with_exit_2() {
@@ -96,134 +56,6 @@ fn prefixes_name_the_functions() {
     // A preset moved to another epoch is not the preset any more.
     let sql = sql_of(&["--dialect", "postgres", "--epoch", "0"]);
     assert!(sql.contains("FUNCTION snowflake_time(id bigint)"));
-}
-
-// ------------------------------------------------------------- databases
-
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!("{name} is not set: run scripts/sql-test, which starts the databases and sets it")
-    })
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Db {
-    Postgres,
-    Mariadb,
-}
-
-/// DATETIME's last millisecond, 9999-12-31 23:59:59.999, in Unix ms.
-const DATETIME_MAX_MS: i64 = 253_402_300_799_999;
-
-impl Db {
-    fn dialect(self) -> &'static str {
-        match self {
-            Db::Postgres => "postgres",
-            Db::Mariadb => "mysql",
-        }
-    }
-
-    /// Runs a script through the database's own client; its output, columns
-    /// separated by tabs, or the server's error.
-    fn run(self, sql: &str) -> Result<String, String> {
-        let (mut command, script) = match self {
-            Db::Postgres => {
-                let mut c = Command::new("psql");
-                c.arg(env("SNOWFLAKE_TEST_POSTGRES"))
-                    .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-F", "\t"])
-                    // The functions must not depend on the session's time
-                    // zone: run them under one with summer time.
-                    .env("PGTZ", "America/New_York");
-                (c, sql.to_owned())
-            }
-            Db::Mariadb => {
-                let mut c = Command::new("mariadb");
-                c.arg("--no-defaults")
-                    .arg(format!("--socket={}", env("SNOWFLAKE_TEST_MARIADB_SOCKET")))
-                    .args(["-u", "root", "-N", "-B"]);
-                let setup = "CREATE DATABASE IF NOT EXISTS snowflake_test;\n\
-                             USE snowflake_test;\nSET time_zone = '+05:00';\n";
-                (c, format!("{setup}{sql}"))
-            }
-        };
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run the {self:?} client: {e}"));
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        if out.status.success() {
-            Ok(String::from_utf8(out.stdout).unwrap().trim_end().to_owned())
-        } else {
-            Err(String::from_utf8(out.stderr).unwrap())
-        }
-    }
-
-    fn one_row(self, sql: &str) -> Vec<String> {
-        match self.run(sql) {
-            Ok(out) => out.split('\t').map(str::to_owned).collect(),
-            Err(err) => panic!("{self:?}: {sql}\n{err}"),
-        }
-    }
-
-    fn error_of(self, sql: &str) -> String {
-        match self.run(sql) {
-            Ok(out) => panic!("{self:?} answered {out:?} to {sql}, not an error"),
-            Err(err) => err,
-        }
-    }
-
-    /// Generates the functions with `snowflake sql` and loads them.
-    fn load(self, args: &[&str]) {
-        let mut all = vec!["--dialect", self.dialect()];
-        all.extend_from_slice(args);
-        let sql = sql_of(&all);
-        if let Err(err) = self.run(&sql) {
-            panic!("{self:?} refused the functions of {args:?}:\n{err}");
-        }
-    }
-
-    /// A time literal of the dialect, in UTC.
-    fn time(self, ms: i64) -> String {
-        match self {
-            Db::Postgres => format!("timestamptz '{}+00'", utc_text(ms)),
-            Db::Mariadb => format!("TIMESTAMP'{}'", utc_text(ms)),
-        }
-    }
-
-    /// A time-valued expression as `YYYY-MM-DD HH:MM:SS.mmm` in UTC.
-    fn time_text(self, expr: &str) -> String {
-        match self {
-            Db::Postgres => {
-                format!("to_char(({expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')")
-            }
-            Db::Mariadb => expr.to_owned(),
-        }
-    }
-
-    fn true_text(self) -> &'static str {
-        match self {
-            Db::Postgres => "t",
-            Db::Mariadb => "1",
-        }
-    }
-}
-
-/// `2010-11-04 01:42:55.657`, from the core's RFC 3339 text (years past 9999
-/// come as `+010889`).
-fn utc_text(ms: i64) -> String {
-    let text = UnixMillis(ms).to_string();
-    text.trim_start_matches('+')
-        .trim_start_matches('0')
-        .replace('T', " ")
-        .replace('Z', "")
 }
 
 fn compose_cases() -> Vec<Value> {

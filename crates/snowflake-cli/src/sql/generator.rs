@@ -1,0 +1,304 @@
+//! What `<prefix>_next_id()` computes, in numbers and names, independent of
+//! the dialect that spells it.
+//!
+//! # Design
+//!
+//! A generator in SQL has the same duties as the Rust one: never an ID
+//! twice, each caller's IDs increasing, an ID's time the clock's. Its state
+//! is the tick and sequence number of the last ID issued, kept where a
+//! rollback cannot take it back (a rolled-back caller may already have seen
+//! its ID: the ID is burnt, never issued again) and where a restart keeps it:
+//! a sequence in PostgreSQL (`nextval` and `setval` are not transactional),
+//! a MyISAM table in MySQL/MariaDB (MyISAM has no transactions). A caller
+//! holds the generator's lock from reading the state until it has written
+//! the next one, and reads the database clock under it, once, so that its
+//! reading is never older than the last ID's. When the sequence is used up
+//! in a tick, or the clock reads up to [`Generator::DEFAULT_TOLERANCE_MS`]
+//! earlier than the last ID's tick, the caller waits under the lock for the
+//! clock to get there: an ID's time is never ahead of the database clock.
+//! Further back than that, the call fails and says by how much, and the
+//! state is left as it was.
+
+use snowflake::{Error, Generator, Layout};
+
+use super::plan::Plan;
+
+/// The bits a PostgreSQL sequence holds: `bigint`, and its values are not
+/// negative here.
+const STATE_BITS: u8 = 63;
+
+/// The table that lists the generators of a database (or schema), one row
+/// each.
+pub const REGISTRY: &str = "snowflake_generators";
+
+/// The registry's column for the layout holds this many characters (a
+/// unique key in MySQL has a limit of bytes).
+const MAX_LAYOUT_KEY: usize = 255;
+
+/// Node fields a generator cannot have: `{prefix}_next_id(id)` would clash
+/// with the generator itself in MySQL, which has no overloading.
+const CLASHING_FIELDS: [&str; 1] = ["next_id"];
+
+/// The generator of one prefix: what the state holds and how an ID is
+/// put together.
+#[derive(Debug)]
+pub struct NextId {
+    /// `{prefix}_next_id`.
+    pub function: String,
+    /// `{prefix}_next_id_state`: where the last ID's tick and sequence
+    /// number are kept.
+    pub state: String,
+    /// The node fields and their values, most significant first, as
+    /// `datacenter=1, machine=7`.
+    pub node_text: String,
+    /// The node fields' values in their places: what every ID carries.
+    pub node_bits: u64,
+    /// The layout's identity for the registry of generators: its fields and
+    /// widths, epoch and tick. Two generators of the same identity and node
+    /// would issue the same IDs.
+    pub layout_key: String,
+    pub seq_bits: u8,
+    pub seq_shift: u8,
+    pub seq_max: u64,
+    /// The last tick the generator can issue in: the time field's last, or
+    /// less where the packed state (tick and sequence number in one `bigint`)
+    /// runs out first (mastodon: in the year 6429).
+    pub last_tick: u64,
+    pub tolerance_ms: u64,
+}
+
+impl NextId {
+    /// The generator of `layout` with these node values; every node field
+    /// needs one, and the layout a sequence field.
+    pub fn new(layout: &Layout, plan: &Plan, node: &[(&str, u64)]) -> Result<NextId, Error> {
+        // The core's rules for a generator: a sequence field, no value given
+        // for it, node values in range, no field twice.
+        Generator::builder(layout.clone()).node(node).build()?;
+        let sequence = layout
+            .sequence()
+            .expect("the builder refuses a layout without a sequence");
+        let missing: Vec<&str> = layout
+            .node_fields()
+            .map(|f| f.name())
+            .filter(|name| !node.iter().any(|(given, _)| given == name))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::invalid_value(
+                "generator",
+                &format!("with no value for {}", missing.join(", ")),
+                "give every node field a value with -f NAME=VALUE, as compose takes them; \
+                 snowflake layouts lists the fields",
+            ));
+        }
+        if let Some(f) = layout
+            .fields()
+            .iter()
+            .find(|f| CLASHING_FIELDS.contains(&f.name()))
+        {
+            return Err(Error::invalid_value(
+                "field",
+                &format!("{:?}", f.name()),
+                "with --generator it would clash with the generator's function; rename the field",
+            ));
+        }
+        let node_text = layout
+            .node_fields()
+            .map(|f| {
+                let value = node.iter().find(|(name, _)| *name == f.name());
+                format!("{}={}", f.name(), value.map_or(0, |(_, v)| *v))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let node_bits = layout.compose(layout.epoch_ms(), node)?.get();
+        let layout_key = format!(
+            "{} epoch {} tick {} ms",
+            layout.spec(),
+            layout.epoch_ms(),
+            layout.tick_ms()
+        );
+        if layout_key.len() > MAX_LAYOUT_KEY {
+            return Err(Error::invalid_value(
+                "layout",
+                &layout.spec(),
+                "with --generator the layout's fields, epoch and tick are written in 255 \
+                 characters at most (in snowflake_generators); shorten the field names",
+            ));
+        }
+        let packed_last = (1u64 << (STATE_BITS - sequence.bits())) - 1;
+        Ok(NextId {
+            function: plan.name("next_id"),
+            state: plan.name("next_id_state"),
+            node_text,
+            node_bits,
+            layout_key,
+            seq_bits: sequence.bits(),
+            seq_shift: sequence.shift(),
+            seq_max: sequence.max(),
+            last_tick: layout.max_time_units().min(packed_last),
+            tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
+        })
+    }
+
+    /// The Unix millisecond at which the generator's time runs out: the
+    /// end of its last tick.
+    pub fn last_ms(&self, plan: &Plan) -> i64 {
+        let ticks = i128::from(self.last_tick) + 1;
+        let end = i128::from(plan.epoch_ms) + ticks * i128::from(plan.tick_ms) - 1;
+        // Within the layout's range, which fits in i64.
+        end as i64
+    }
+
+    /// The comment before the generator, the same in both dialects but for
+    /// `state` (where the state is kept) and `default` (how a column gets
+    /// its IDs).
+    pub fn comment(&self, plan: &Plan, state: &[String], default: &[String]) -> String {
+        let mut lines = vec![
+            "The generator (--generator), installed after the functions:".into(),
+            format!(
+                "  {}() -> bigint   a new ID with {}",
+                self.function, self.node_text
+            ),
+            "Its IDs are unique and increasing, and each one's time is the database".into(),
+            "clock's when it was made. As a column's default:".into(),
+        ];
+        lines.extend(default.iter().map(|line| format!("  {line}")));
+        lines.push(String::new());
+        lines.extend(state.iter().cloned());
+        lines.extend([
+            String::new(),
+            format!(
+                "- Up to {} IDs a tick of {} ms: one generator's ceiling. When a tick's are used",
+                self.seq_max + 1,
+                plan.tick_ms
+            ),
+            "  up, the call waits for the next tick; the sequence never wraps.".into(),
+            "- The clock is read once a call, under the lock. If it reads earlier than the last"
+                .into(),
+            format!(
+                "  ID's tick by up to {} ms, the call waits for it; further back, the call fails,",
+                self.tolerance_ms
+            ),
+            "  says by how much, and no ID is issued until the clock has caught up. No ID".into(),
+            "  carries a time later than the clock's.".into(),
+            "- A rolled-back transaction burns its IDs: they are never issued again. The".into(),
+            "  state survives a restart. Never lower it: IDs would repeat.".into(),
+            format!(
+                "- IDs run out at {} (the generator's last tick).",
+                snowflake::UnixMillis(self.last_ms(plan))
+            ),
+            "- Several generators in one database: one per prefix, each with node values".into(),
+            format!("  of its own. The table {REGISTRY} lists them and refuses a second"),
+            "  with the same layout and node, which would issue the same IDs. One".into(),
+            "  generator's rate is at most the layout's ceiling: more takes more generators,"
+                .into(),
+            "  with more node values.".into(),
+        ]);
+        lines
+            .into_iter()
+            .map(|line| match line.is_empty() {
+                true => "--\n".to_owned(),
+                false => format!("-- {line}\n"),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::{Dialect, functions};
+
+    fn next_id(layout: &Layout, node: &[(&str, u64)]) -> Result<NextId, Error> {
+        let plan = Plan::new(layout, "p".into())?;
+        NextId::new(layout, &plan, node)
+    }
+
+    #[test]
+    fn numbers_come_from_the_layout() {
+        // sonyflake: the machine below the sequence.
+        let sony = next_id(&Layout::sonyflake(), &[("machine", 65535)]).unwrap();
+        assert_eq!(sony.node_bits, 65535);
+        assert_eq!((sony.seq_shift, sony.seq_bits, sony.seq_max), (16, 8, 255));
+        let discord = next_id(&Layout::discord(), &[("worker", 5), ("process", 9)]).unwrap();
+        assert_eq!(discord.node_bits, (5 << 17) | (9 << 12));
+        assert_eq!(discord.node_text, "worker=5, process=9");
+        assert_eq!(discord.tolerance_ms, Generator::DEFAULT_TOLERANCE_MS);
+        assert_eq!(
+            (discord.function.as_str(), discord.state.as_str()),
+            ("p_next_id", "p_next_id_state")
+        );
+    }
+
+    #[test]
+    fn the_packed_state_can_end_a_layout_early() {
+        // Mastodon's 16-bit sequence leaves 47 bits of a bigint for ticks:
+        // its generator ends in the year 6429, its time field in 10889.
+        let mastodon = Layout::mastodon();
+        let plan = Plan::new(&mastodon, "m".into()).unwrap();
+        let next = NextId::new(&mastodon, &plan, &[]).unwrap();
+        assert_eq!(next.last_tick, (1 << 47) - 1);
+        assert!(
+            snowflake::UnixMillis(next.last_ms(&plan))
+                .to_string()
+                .starts_with("6429-")
+        );
+        let twitter = next_id(&Layout::twitter(), &[("datacenter", 0), ("machine", 0)]).unwrap();
+        assert_eq!(twitter.last_tick, Layout::twitter().max_time_units());
+    }
+
+    #[test]
+    fn every_node_field_needs_a_value_and_the_layout_a_sequence() {
+        let err = next_id(&Layout::discord(), &[("process", 1)]).unwrap_err();
+        assert_eq!(err.field(), Some("generator"));
+        assert!(
+            err.to_string()
+                .starts_with("generator with no value for worker is not allowed"),
+            "{err}"
+        );
+        let err = next_id(&Layout::parse("time:62,node:1").unwrap(), &[("node", 1)]).unwrap_err();
+        assert!(err.to_string().contains("has no sequence field"), "{err}");
+        let err = next_id(&Layout::twitter(), &[("datacenter", 1), ("machine", 99)]).unwrap_err();
+        assert!(
+            err.to_string().contains("machine 99 is out of range"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_layout_too_long_for_the_registry_is_refused() {
+        // Eight fields of 32 characters: 280 characters of spec.
+        let names: Vec<String> = ('a'..='h')
+            .map(|c| format!("{c}{}", "x".repeat(31)))
+            .collect();
+        let spec = format!(
+            "time:41,{},sequence:12",
+            names
+                .iter()
+                .map(|n| format!("{n}:1"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let layout = Layout::parse(&spec).unwrap();
+        let node: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), 1)).collect();
+        let err = next_id(&layout, &node).unwrap_err();
+        assert_eq!(err.field(), Some("layout"));
+        assert!(err.to_string().contains("255 characters"), "{err}");
+    }
+
+    #[test]
+    fn the_checks_come_before_anything_is_created() {
+        let node = [("datacenter", 1), ("machine", 7)];
+        let pg = functions(&Layout::twitter(), Dialect::Postgres, None, Some(&node)).unwrap();
+        let first_function = pg.find("CREATE OR REPLACE FUNCTION").unwrap();
+        let begin = pg.find("\nBEGIN;\n").unwrap();
+        let checks = pg.find("DO $$").unwrap();
+        assert!(begin < checks && checks < first_function);
+        assert!(pg.ends_with("COMMIT;\n"));
+        assert!(pg.contains("RETURN (_tick << 22) | 159744 | (_state & 4095);"));
+        let my = functions(&Layout::twitter(), Dialect::Mysql, None, Some(&node)).unwrap();
+        let call = my.find("CALL twitter_next_id_install_check();").unwrap();
+        assert!(call < my.find("CREATE FUNCTION").unwrap());
+        assert!(my.contains("RETURN CAST((_tick << 22) | 159744 | _seq AS SIGNED);"));
+        assert!(my.contains(") ENGINE=MyISAM COMMENT"));
+    }
+}

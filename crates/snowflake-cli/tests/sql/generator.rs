@@ -1,0 +1,723 @@
+//! `<prefix>_next_id()` on real servers: no ID twice under load, rolled
+//! back or not; each client's IDs increasing; every ID decoding to the
+//! database clock and the node installed; waits at exhaustion and for a
+//! clock a little behind, an error for one further behind; the state across
+//! restarts and reinstalls; several generators in one database.
+
+use std::time::{Duration, Instant};
+
+use snowflake::{Id, Layout};
+
+use crate::db::{Db, Exclusive, Place, refusal};
+use crate::load::{Load, Taken, Way, assert_no_duplicates};
+
+/// The statement load of the issue: 16 clients, 20,000 IDs each.
+const CLIENTS: usize = 16;
+const IDS_EACH: usize = 20_000;
+
+/// Installs the read functions and a generator under `prefix`.
+fn install(place: Place, prefix: &str, args: &[&str]) {
+    let mut all = vec!["--prefix", prefix, "--generator"];
+    all.extend_from_slice(args);
+    place.load(&all);
+}
+
+fn twitter_tick(id: i64) -> i64 {
+    id >> 22
+}
+
+#[test]
+fn bad_generators_are_refused_with_exit_2() {
+    let err = refusal(&["--dialect", "postgres", "--generator"]);
+    assert!(
+        err.contains("generator with no value for datacenter, machine is not allowed"),
+        "{err}"
+    );
+    assert!(err.contains("-f NAME=VALUE"), "{err}");
+    let err = refusal(&["--dialect", "mysql", "--generator", "-f", "datacenter=1"]);
+    assert!(err.contains("with no value for machine is"), "{err}");
+    let err = refusal(&[
+        "--dialect",
+        "mysql",
+        "--layout",
+        "discord",
+        "--generator",
+        "-f",
+        "worker=1",
+    ]);
+    assert!(err.contains("with no value for process is"), "{err}");
+    let err = refusal(&[
+        "--dialect",
+        "postgres",
+        "--layout",
+        "time:62,node:1",
+        "--generator",
+        "-f",
+        "node=1",
+    ]);
+    assert!(err.contains("has no sequence field"), "{err}");
+    let err = refusal(&["--dialect", "postgres", "-f", "machine=1"]);
+    assert!(
+        err.contains("field machine=1 is not allowed; field values set the node of a generator: add --generator"),
+        "{err}"
+    );
+    let err = refusal(&[
+        "--dialect",
+        "postgres",
+        "--generator",
+        "--datacenter",
+        "1",
+        "--machine",
+        "32",
+    ]);
+    assert!(
+        err.contains("machine 32 is out of range: 0 to 31 (5 bits)"),
+        "{err}"
+    );
+    let err = refusal(&[
+        "--dialect",
+        "mysql",
+        "--generator",
+        "-f",
+        "datacenter=1",
+        "-f",
+        "machine=1",
+        "-f",
+        "sequence=3",
+    ]);
+    assert!(err.contains("sets the sequence itself"), "{err}");
+    let err = refusal(&[
+        "--dialect",
+        "mysql",
+        "--layout",
+        "time:41,next_id:10,sequence:12",
+        "--generator",
+        "-f",
+        "next_id=1",
+    ]);
+    assert!(err.contains("field \"next_id\" is not allowed"), "{err}");
+    let err = refusal(&[
+        "--dialect",
+        "postgres",
+        "--generator",
+        "--partitions",
+        "posts",
+        "--from",
+        "2025-01-01",
+        "--to",
+        "2025-01-02",
+        "--every",
+        "day",
+    ]);
+    assert!(
+        err.contains("--generator") && err.contains("--partitions"),
+        "{err}"
+    );
+}
+
+/// The issue's load: 16 clients, each taking 20,000 twitter IDs through
+/// SELECT and INSERT ... DEFAULT, one statement in ten rolled back.
+fn never_repeats_under_load(db: Db) {
+    let place = db.at("gen_load").fresh();
+    install(place, "load", &["-f", "datacenter=1", "-f", "machine=7"]);
+    let load = Load {
+        place,
+        function: "load_next_id",
+        table: "load_posts",
+        clients: CLIENTS,
+        ids_each: IDS_EACH,
+    };
+    load.create_table();
+    let taken = load.run();
+    load.check(
+        &taken,
+        &["--layout", "twitter"],
+        &[("datacenter", 1), ("machine", 7)],
+    );
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_generator_never_repeats_an_id_under_load() {
+    never_repeats_under_load(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generator_never_repeats_an_id_under_load() {
+    never_repeats_under_load(Db::Mariadb);
+}
+
+/// Four IDs a millisecond: under the same clients, the sequence runs out
+/// all the time and callers wait for the next tick.
+const SMALL: &str = "time:41,node:10,sequence:2";
+
+/// Fewer IDs than the full load: at four a millisecond, 16 × 20,000 would
+/// take 80 s a server at the very least.
+const SMALL_IDS_EACH: usize = 5_000;
+
+fn small_sequence_waits_for_the_next_tick(db: Db) {
+    let place = db.at("gen_small").fresh();
+    install(place, "small", &["--layout", SMALL, "-f", "node=5"]);
+    let load = Load {
+        place,
+        function: "small_next_id",
+        table: "small_posts",
+        clients: CLIENTS,
+        ids_each: SMALL_IDS_EACH,
+    };
+    load.create_table();
+    let taken = load.run();
+    load.check(&taken, &["--layout", SMALL], &[("node", 5)]);
+    // Never more than four IDs a tick (the sequence never wraps, or IDs
+    // would repeat above), so the clients waited for at least this many
+    // ticks; and every sequence number was used.
+    let layout = Layout::parse(SMALL).unwrap();
+    let mut ticks: Vec<u64> = taken
+        .iter()
+        .flatten()
+        .map(|t| layout.decode(Id::new(t.id as u64)).unwrap().time_units())
+        .collect();
+    ticks.sort_unstable();
+    ticks.dedup();
+    let total = CLIENTS * SMALL_IDS_EACH;
+    assert!(
+        ticks.len() >= total / 4,
+        "{} ticks for {total} IDs",
+        ticks.len()
+    );
+    let full = taken.iter().flatten().filter(|t| t.id & 3 == 3).count();
+    assert!(full > 0, "some ticks used their last sequence number");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_small_sequence_waits_for_the_next_tick() {
+    small_sequence_waits_for_the_next_tick(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_small_sequence_waits_for_the_next_tick() {
+    small_sequence_waits_for_the_next_tick(Db::Mariadb);
+}
+
+/// One statement that makes many IDs: were the clock read when the
+/// statement began (`now()`), its IDs would all have one time, and past the
+/// fourth the generator would wait for a tick that never comes.
+fn reads_the_clock_for_each_id(db: Db) {
+    let place = db.at("gen_statement").fresh();
+    install(place, "stmt", &["--layout", SMALL, "-f", "node=9"]);
+    let clock = db.clock_ms();
+    // Were the clock read once a statement, it would wait for ever: a
+    // deadline turns that into an error.
+    let select = match db {
+        Db::Postgres => {
+            "SET statement_timeout = '60s';\nSELECT stmt_next_id() FROM generate_series(1, 1000);"
+        }
+        Db::Mariadb => {
+            "SET STATEMENT max_statement_time = 60 FOR SELECT stmt_next_id() FROM seq_1_to_1000;"
+        }
+    };
+    let out = place
+        .run(&format!("SELECT {clock};\n{select}\nSELECT {clock};"))
+        .unwrap();
+    let lines: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
+    let (before, ids, after) = (lines[0], &lines[1..lines.len() - 1], lines[lines.len() - 1]);
+    assert_eq!(ids.len(), 1000);
+    let layout = Layout::parse(SMALL).unwrap();
+    let times: Vec<i64> = ids
+        .iter()
+        .map(|id| layout.decode(Id::new(*id as u64)).unwrap().timestamp_ms())
+        .collect();
+    for (pair, id) in times.windows(2).zip(ids.windows(2)) {
+        assert!(id[0] < id[1] && pair[0] <= pair[1], "{id:?} {pair:?}");
+    }
+    assert!(
+        times[0] >= before && times[999] <= after,
+        "{before} {times:?} {after}"
+    );
+    // 1,000 IDs at four a millisecond span 250 milliseconds at least.
+    assert!(times[999] - times[0] >= 249, "{} ms", times[999] - times[0]);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_a_statement_reads_the_clock_for_each_id() {
+    reads_the_clock_for_each_id(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_a_statement_reads_the_clock_for_each_id() {
+    reads_the_clock_for_each_id(Db::Mariadb);
+}
+
+/// The statement that sets `prefix`'s state (twitter layout) to the tick
+/// of the database clock plus `ahead_ms`, with the sequence number `seq`,
+/// and selects that tick: the state of a generator whose clock went back
+/// by `ahead_ms` since its last ID.
+fn set_ahead(db: Db, prefix: &str, ahead_ms: i64, seq: u64) -> String {
+    let clock = db.clock_ms();
+    let epoch = Layout::twitter().epoch_ms();
+    let tick = format!("({clock} + {ahead_ms} - {epoch})");
+    match db {
+        Db::Postgres => {
+            format!("SELECT setval('{prefix}_next_id_state', ({tick} << 12) | {seq}) >> 12;\n")
+        }
+        Db::Mariadb => format!(
+            "UPDATE {prefix}_next_id_state SET tick = {tick}, seq = {seq};\n\
+             SELECT tick FROM {prefix}_next_id_state;\n"
+        ),
+    }
+}
+
+/// The state's tick and sequence number.
+fn state_of(place: Place, prefix: &str) -> (i64, i64) {
+    match place.db {
+        Db::Postgres => {
+            let packed: i64 = place
+                .one_row(&format!("SELECT last_value FROM {prefix}_next_id_state;"))[0]
+                .parse()
+                .unwrap();
+            (packed >> 12, packed & 4095)
+        }
+        Db::Mariadb => {
+            let row = place.one_row(&format!("SELECT tick, seq FROM {prefix}_next_id_state;"));
+            (row[0].parse().unwrap(), row[1].parse().unwrap())
+        }
+    }
+}
+
+/// Sets the state ahead as [`set_ahead`] does, then reads the clock, takes
+/// an ID and reads the clock again, all in one call to the server, so that
+/// the clock has moved on as little as can be: the state's tick, the clocks
+/// and the ID.
+fn call_ahead(place: Place, prefix: &str, ahead_ms: i64, seq: u64) -> Result<[i64; 4], String> {
+    let clock = place.db.clock_ms();
+    let epoch = Layout::twitter().epoch_ms();
+    let sql = match place.db {
+        // A select list is evaluated in order.
+        Db::Postgres => format!(
+            "SELECT setval('{prefix}_next_id_state', (({clock} + {ahead_ms} - {epoch}) << 12) | {seq}) >> 12, \
+             {clock}, {prefix}_next_id(), {clock};"
+        ),
+        Db::Mariadb => format!(
+            "DROP PROCEDURE IF EXISTS {prefix}_ahead;\n\
+             DELIMITER //\n\
+             CREATE PROCEDURE {prefix}_ahead()\n\
+             BEGIN\n\
+             \x20 UPDATE {prefix}_next_id_state SET tick = {clock} + {ahead_ms} - {epoch}, seq = {seq};\n\
+             \x20 SELECT tick INTO @tick FROM {prefix}_next_id_state;\n\
+             \x20 SELECT @tick, {clock}, {prefix}_next_id(), {clock};\n\
+             END//\n\
+             DELIMITER ;\n\
+             CALL {prefix}_ahead();\n"
+        ),
+    };
+    let out = place.run(&sql)?;
+    let v: Vec<i64> = out.trim().split('\t').map(|n| n.parse().unwrap()).collect();
+    Ok([v[0], v[1], v[2], v[3]])
+}
+
+fn clock_step_back(db: Db) {
+    let place = db.at("gen_clock").fresh();
+    let node = ["-f", "datacenter=2", "-f", "machine=3"];
+    install(place, "clk", &node);
+    let twitter = Layout::twitter();
+    let time_of = |id: i64| twitter.decode(Id::new(id as u64)).unwrap().timestamp_ms();
+    let epoch = twitter.epoch_ms();
+
+    // 3 ms back, within the tolerance: no error, and no ID ahead of the
+    // clock: the call waits for the last ID's tick and issues in it (or
+    // later, if the clock got there by itself first).
+    for (ahead, seq, first) in [(3, 0, (0, 1)), (2, 4095, (1, 0))] {
+        let [tick, before, id, after] = call_ahead(place, "clk", ahead, seq).unwrap();
+        let issued = (twitter_tick(id) - tick, id & 4095);
+        assert!(
+            issued == first || issued.0 > first.0,
+            "{issued:?} after the state ({tick}, {seq})"
+        );
+        assert!(
+            before < epoch + tick,
+            "the clock was behind the state: {before}"
+        );
+        assert!(time_of(id) <= after, "{id} is ahead of the clock, {after}");
+    }
+
+    // 10 s back: an error that says by how much, and the state as it was.
+    let err = call_ahead(place, "clk", 10_000, 17).unwrap_err();
+    let by: i64 = err
+        .split("went backwards by ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!((9_000..=10_000).contains(&by), "{err}");
+    assert!(
+        err.contains("ms, more than the 5 ms tolerated") && err.contains("clk_next_id"),
+        "{err}"
+    );
+    let (ahead_tick, seq) = state_of(place, "clk");
+    assert_eq!(seq, 17, "nothing was issued");
+    // Installing again keeps the state: still refused.
+    install(place, "clk", &node);
+    let err = place.error_of("SELECT clk_next_id();");
+    assert!(err.contains("went backwards by"), "{err}");
+    assert_eq!(state_of(place, "clk"), (ahead_tick, 17));
+
+    // 2 s back: refused until the clock has caught up, then the next ID
+    // after the state.
+    let state = call_ahead(place, "clk", 2_000, 100);
+    assert!(state.is_err(), "{state:?}");
+    let (tick, _) = state_of(place, "clk");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let id = loop {
+        match place.run("SELECT clk_next_id();") {
+            Ok(id) => break id.parse::<i64>().unwrap(),
+            Err(err) if err.contains("went backwards by") && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(err) => panic!("{err}"),
+        }
+    };
+    assert!(id > ((tick << 22) | 100), "{id} after tick {tick}");
+    assert!(time_of(id) >= epoch + tick);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_generator_waits_out_a_small_step_back_and_refuses_a_large_one() {
+    clock_step_back(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generator_waits_out_a_small_step_back_and_refuses_a_large_one() {
+    clock_step_back(Db::Mariadb);
+}
+
+/// IDs from one statement, as numbers.
+fn take(place: Place, function: &str, n: usize) -> Vec<i64> {
+    let rows = match place.db {
+        Db::Postgres => format!("generate_series(1, {n})"),
+        Db::Mariadb => format!("seq_1_to_{n}"),
+    };
+    let out = place
+        .run(&format!("SELECT {function}() FROM {rows};"))
+        .unwrap();
+    out.lines().map(|l| l.parse().unwrap()).collect()
+}
+
+fn state_survives_restarts(db: Db) {
+    let place = db.at("gen_restart").fresh();
+    install(place, "rst", &["-f", "datacenter=3", "-f", "machine=1"]);
+    let mut before = take(place, "rst_next_id", 100);
+    for how in ["clean", "crash"] {
+        db.restart(how);
+        let after = take(place, "rst_next_id", 100);
+        let last = *before.iter().max().unwrap();
+        assert!(
+            after.iter().all(|id| *id > last),
+            "after a {how} restart: {after:?} not above {last}"
+        );
+        before = after;
+    }
+    // The state itself is what survives, not just the clock's lead: a
+    // state a minute ahead is still a minute ahead after a crash.
+    place.run(&set_ahead(db, "rst", 60_000, 0)).unwrap();
+    db.restart("crash");
+    let err = place.error_of("SELECT rst_next_id();");
+    let by: i64 = err
+        .split("went backwards by ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!((30_000..=60_000).contains(&by), "{err}");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_generator_state_survives_restarts() {
+    state_survives_restarts(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generator_state_survives_restarts() {
+    state_survives_restarts(Db::Mariadb);
+}
+
+fn several_generators(db: Db) {
+    let place = db.at("gen_multi").fresh();
+    install(place, "gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
+    install(place, "gen_b", &["-f", "datacenter=0", "-f", "machine=2"]);
+    let loads = [("gen_a", "posts_a"), ("gen_b", "posts_b")].map(|(prefix, table)| Load {
+        place,
+        function: if prefix == "gen_a" {
+            "gen_a_next_id"
+        } else {
+            "gen_b_next_id"
+        },
+        table,
+        clients: CLIENTS / 2,
+        ids_each: 2_000,
+    });
+    for load in &loads {
+        load.create_table();
+    }
+    let taken: Vec<Vec<Vec<Taken>>> = std::thread::scope(|scope| {
+        let running: Vec<_> = loads.iter().map(|l| scope.spawn(|| l.run())).collect();
+        running.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for (machine, (load, taken)) in loads.iter().zip(&taken).enumerate() {
+        load.check(
+            taken,
+            &["--layout", "twitter"],
+            &[("datacenter", 0), ("machine", machine as u64 + 1)],
+        );
+    }
+    let all: Vec<Taken> = taken.iter().flatten().flatten().copied().collect();
+    assert_no_duplicates(&all);
+    assert!(all.iter().any(|t| t.way == Way::Insert));
+
+    // A third with the first one's node would issue its IDs: refused, and
+    // nothing of it is installed.
+    let script = place.script(&[
+        "--prefix",
+        "gen_c",
+        "--generator",
+        "-f",
+        "datacenter=0",
+        "-f",
+        "machine=1",
+    ]);
+    let err = place.run(&script).unwrap_err();
+    assert!(
+        err.contains("generator gen_a already issues IDs of this layout"),
+        "{err}"
+    );
+    assert!(place.run("SELECT gen_c_next_id();").is_err());
+    // Installing one again with its own node is fine; with another layout,
+    // its state would mean nothing: refused.
+    install(place, "gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
+    let last = all.iter().map(|t| t.id).max().unwrap();
+    assert!(take(place, "gen_a_next_id", 10).iter().all(|id| *id > last));
+    let err = place
+        .run(&place.script(&[
+            "--prefix",
+            "gen_a",
+            "--layout",
+            "discord",
+            "--generator",
+            "-f",
+            "worker=1",
+            "-f",
+            "process=1",
+        ]))
+        .unwrap_err();
+    assert!(
+        err.contains("prefix gen_a has a generator of another layout"),
+        "{err}"
+    );
+    let listed = place.run("SELECT prefix, node FROM snowflake_generators ORDER BY prefix;");
+    assert_eq!(
+        listed.unwrap(),
+        "gen_a\tdatacenter=0, machine=1\ngen_b\tdatacenter=0, machine=2"
+    );
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_several_generators_share_a_database() {
+    several_generators(Db::Postgres);
+    // The same prefix in another schema is another generator: each
+    // function keeps the schema it was installed in, whatever the caller's
+    // search_path.
+    let other = Db::Postgres.at("gen_multi_other").fresh();
+    install(other, "gen_a", &["-f", "datacenter=0", "-f", "machine=3"]);
+    let out = Db::Postgres
+        .at("public")
+        .one_row("SELECT gen_multi.gen_a_next_id(), gen_multi_other.gen_a_next_id();");
+    let machines: Vec<u64> = out
+        .iter()
+        .map(|id| (id.parse::<u64>().unwrap() >> 12) & 31)
+        .collect();
+    assert_eq!(machines, [1, 3]);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_several_generators_share_a_database() {
+    several_generators(Db::Mariadb);
+}
+
+/// Layouts other than twitter's: another tick and field order (sonyflake:
+/// 10 ms, the machine below the sequence), 64 bits (discord). The
+/// generator's IDs are what the read functions, checked against the shared
+/// vectors, compose from their parts.
+fn ids_are_what_compose_makes(db: Db) {
+    let place = db.at("gen_layouts").fresh();
+    for (prefix, layout, node) in [
+        (
+            "tw",
+            "twitter",
+            &["-f", "datacenter=31", "-f", "machine=31"][..],
+        ),
+        ("sony", "sonyflake", &["-f", "machine=65535"][..]),
+        (
+            "disc",
+            "discord",
+            &["-f", "worker=5", "-f", "process=9"][..],
+        ),
+    ] {
+        let mut args = vec!["--layout", layout];
+        args.extend_from_slice(node);
+        install(place, prefix, &args);
+        let clock = db.clock_ms();
+        let out = place
+            .run(&format!(
+                "SELECT {clock};\nSELECT {prefix}_next_id() FROM {};\nSELECT {clock};",
+                match db {
+                    Db::Postgres => "generate_series(1, 50)",
+                    Db::Mariadb => "seq_1_to_50",
+                }
+            ))
+            .unwrap();
+        let lines: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
+        let (before, ids, after) = (lines[0], &lines[1..51], lines[51]);
+        let core = Layout::preset(layout).unwrap();
+        let fields: Vec<&str> = core.fields().iter().map(|f| f.name()).collect();
+        for id in ids {
+            let d = core.decode(Id::new(*id as u64)).unwrap();
+            // A tick of 10 ms starts up to 9 ms before the clock read.
+            assert!(
+                d.timestamp_ms() >= before - 9 && d.timestamp_ms() <= after,
+                "{layout} {id}: {} not within {before} to {after}",
+                d.timestamp_ms()
+            );
+            for pair in node.chunks(2) {
+                let (name, value) = pair[1].split_once('=').unwrap();
+                assert_eq!(d.field(name), Some(value.parse().unwrap()), "{layout} {id}");
+            }
+            let parts: Vec<String> = fields
+                .iter()
+                .map(|f| format!("{prefix}_{f}({id})"))
+                .collect();
+            let again = place.one_row(&format!(
+                "SELECT {prefix}_compose({prefix}_time({id}), {});",
+                parts.join(", ")
+            ));
+            assert_eq!(again, [id.to_string()], "{layout}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_generated_ids_are_what_compose_makes() {
+    ids_are_what_compose_makes(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generated_ids_are_what_compose_makes() {
+    ids_are_what_compose_makes(Db::Mariadb);
+}
+
+fn times_outside_the_layout_are_refused(db: Db) {
+    let place = db.at("gen_range").fresh();
+    install(
+        place,
+        "future",
+        &[
+            "--epoch",
+            "2100-01-01T00:00:00Z",
+            "-f",
+            "datacenter=0",
+            "-f",
+            "machine=0",
+        ],
+    );
+    let err = place.error_of("SELECT future_next_id();");
+    assert!(
+        err.contains("before the layout's epoch, 2100-01-01T00:00:00.000Z"),
+        "{err}"
+    );
+    // 20 bits of milliseconds from 2020 end 17 minutes later.
+    install(
+        place,
+        "short",
+        &[
+            "--layout",
+            "time:20,node:2,sequence:4",
+            "--epoch",
+            "2020-01-01T00:00:00Z",
+            "-f",
+            "node=1",
+        ],
+    );
+    let err = place.error_of("SELECT short_next_id();");
+    assert!(
+        err.contains("IDs of this layout ran out at 2020-01-01T00:17:28.575Z"),
+        "{err}"
+    );
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_times_outside_the_layout_are_refused() {
+    times_outside_the_layout_are_refused(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_times_outside_the_layout_are_refused() {
+    times_outside_the_layout_are_refused(Db::Mariadb);
+}
+
+/// A server that reads SYSDATE() once a statement, as NOW() (MariaDB's
+/// --sysdate-is-now), would leave a statement that waits for the next tick
+/// waiting for ever: the generator says why instead.
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generator_refuses_a_clock_that_does_not_move() {
+    let place = Db::Mariadb.at("gen_sysdate").fresh();
+    install(place, "frozen", &["--layout", SMALL, "-f", "node=1"]);
+    let alone = Exclusive::take();
+    alone.restart(Db::Mariadb, "clean", &["--sysdate-is-now"]);
+    // Four IDs a tick: the fifth waits for the next.
+    // A deadline, should the generator wait for ever.
+    let result = alone.run(
+        place,
+        "SET STATEMENT max_statement_time = 10 FOR SELECT frozen_next_id() FROM seq_1_to_5;",
+    );
+    alone.restart(Db::Mariadb, "clean", &[]);
+    let err = result.unwrap_err();
+    assert!(
+        err.contains("SYSDATE() did not move while frozen_next_id waited"),
+        "{err}"
+    );
+    assert!(err.contains("--sysdate-is-now"), "{err}");
+}
+
+/// A call cancelled while it waits (a statement timeout, a client that
+/// gives up) lets go of the generator's lock: a session-level advisory
+/// lock would otherwise stay with its session, and every other caller wait
+/// behind it for as long as the session lives.
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_a_cancelled_call_lets_go_of_the_lock() {
+    let place = Db::Postgres.at("gen_cancel").fresh();
+    install(place, "cancel", &["--layout", SMALL, "-f", "node=2"]);
+    let out = place.run(
+        "SET statement_timeout = '200ms';\n\
+         DO $$ BEGIN PERFORM cancel_next_id() FROM generate_series(1, 100000); \
+         EXCEPTION WHEN query_canceled THEN RAISE NOTICE 'cancelled'; END $$;\n\
+         RESET statement_timeout;\n\
+         SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid();\n\
+         SELECT cancel_next_id() > 0;",
+    );
+    assert_eq!(out.unwrap(), "0\nt");
+}

@@ -1,0 +1,364 @@
+//! `snowflake sql --partitions`: bad input refused in one line; on real
+//! servers, rows land in the partition of their time, around a summer-time
+//! change, across a year's end, and from the generator.
+
+use crate::db::{Db, Place, refusal};
+
+#[test]
+fn bad_partitions_are_refused_with_exit_2() {
+    let base = ["--dialect", "postgres", "--partitions", "posts"];
+    let with = |more: &[&str]| -> String {
+        let mut args = base.to_vec();
+        args.extend_from_slice(more);
+        refusal(&args)
+    };
+    let err = with(&[
+        "--from",
+        "2025-02-01",
+        "--to",
+        "2025-01-01",
+        "--every",
+        "day",
+    ]);
+    assert!(
+        err.contains("from 2025-02-01 (after --to 2025-01-01) is not allowed"),
+        "{err}"
+    );
+    let err = with(&[
+        "--from",
+        "2025-01-01",
+        "--to",
+        "2025-02-01",
+        "--every",
+        "year",
+    ]);
+    assert!(
+        err.contains("'year'") && err.contains("day, week, month"),
+        "{err}"
+    );
+    let err = with(&[
+        "--from",
+        "2025-01-01",
+        "--to",
+        "2025-02-01",
+        "--every",
+        "day",
+        "--time-zone",
+        "Mars/Olympus",
+    ]);
+    assert!(
+        err.contains("'Mars/Olympus'") && err.contains("IANA name such as Europe/Berlin"),
+        "{err}"
+    );
+    for bad in ["2025-13-01", "2025-1-1", "yesterday", "2025-02-30"] {
+        let err = with(&["--from", bad, "--to", "2025-02-01", "--every", "day"]);
+        assert!(
+            err.contains(&format!("'{bad}'")) && err.contains("a date is YYYY-MM-DD"),
+            "{err}"
+        );
+    }
+    let err = with(&["--from", "2025-01-01", "--every", "day"]);
+    assert!(err.contains("--to"), "{err}");
+    let err = refusal(&[
+        "--dialect",
+        "postgres",
+        "--partitions",
+        "posts; DROP TABLE x",
+        "--from",
+        "2025-01-01",
+        "--to",
+        "2025-01-02",
+        "--every",
+        "day",
+    ]);
+    assert!(
+        err.contains("partitions \"posts; DROP TABLE x\" is not allowed"),
+        "{err}"
+    );
+    for alone in [
+        ["--from", "2025-01-01"],
+        ["--time-zone", "UTC"],
+        ["--every", "day"],
+    ] {
+        let mut args = vec!["--dialect", "postgres"];
+        args.extend_from_slice(&alone);
+        let err = refusal(&args);
+        assert!(err.contains("--partitions"), "{err}");
+    }
+    let err = with(&[
+        "--from",
+        "2025-01-01",
+        "--to",
+        "2025-01-02",
+        "--every",
+        "day",
+        "--prefix",
+        "x",
+    ]);
+    assert!(err.contains("--prefix"), "{err}");
+}
+
+/// Where a row goes: a period's partition by its suffix, the partition of
+/// IDs before the first period (MariaDB's p_before; PostgreSQL has none), or
+/// none at all.
+#[derive(Debug, Clone, Copy)]
+enum Lands<'a> {
+    In(&'a str),
+    Before,
+    Refused,
+}
+
+/// The partition's name as the database reports it.
+fn partition_name(db: Db, table: &str, lands: Lands) -> Option<String> {
+    match (db, lands) {
+        (Db::Postgres, Lands::In(suffix)) => Some(format!("{table}_p{suffix}")),
+        (Db::Mariadb, Lands::In(suffix)) => Some(format!("p{suffix}")),
+        (Db::Mariadb, Lands::Before) => Some("p_before".to_owned()),
+        (Db::Postgres, Lands::Before) | (_, Lands::Refused) => None,
+    }
+}
+
+/// Inserts a row for each time (UTC) with an ID of that time, and checks
+/// the partition it went to.
+fn check_rows(place: Place, table: &str, rows: &[(&str, Lands<'_>)]) {
+    let db = place.db;
+    for (i, (time, lands)) in rows.iter().enumerate() {
+        let at = match db {
+            Db::Postgres => format!("timestamptz '{time}+00'"),
+            Db::Mariadb => format!("TIMESTAMP'{time}'"),
+        };
+        // Sequence numbers apart, so that rows of one tick differ.
+        let insert = format!(
+            "INSERT INTO {table} (id, label) VALUES (pt_compose({at}, 0, 0, {i}), '{time}');"
+        );
+        let want = partition_name(db, table, *lands);
+        match (place.run(&insert), &want) {
+            (Ok(_), Some(want)) => {
+                assert_eq!(&partition_of(place, table, time), want, "the row of {time}");
+            }
+            (Err(err), None) => {
+                let refused = match db {
+                    Db::Postgres => "no partition of relation",
+                    Db::Mariadb => "no partition for value",
+                };
+                assert!(err.contains(refused), "{time}: {err}");
+            }
+            (got, want) => panic!("the row of {time}: {got:?}, wanted {want:?}"),
+        }
+    }
+}
+
+/// The partition that holds the row labelled `time`.
+fn partition_of(place: Place, table: &str, time: &str) -> String {
+    match place.db {
+        Db::Postgres => place.one_row(&format!(
+            "SELECT tableoid::regclass FROM {table} WHERE label = '{time}';"
+        ))[0]
+            .clone(),
+        // MariaDB names no partition of a row: ask each.
+        Db::Mariadb => {
+            let names = place
+                .run(&format!(
+                    "SELECT PARTITION_NAME FROM information_schema.PARTITIONS \
+                     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{table}';"
+                ))
+                .unwrap();
+            let holding: Vec<&str> = names
+                .lines()
+                .filter(|name| {
+                    place
+                        .run(&format!(
+                            "SELECT COUNT(*) FROM {table} PARTITION ({name}) WHERE label = '{time}';"
+                        ))
+                        .unwrap()
+                        == "1"
+                })
+                .collect();
+            assert_eq!(holding.len(), 1, "{time} is in {holding:?}");
+            holding[0].to_owned()
+        }
+    }
+}
+
+fn rows_land_in_their_period(db: Db) {
+    let place = db.at("parts").fresh();
+    place.load(&["--prefix", "pt"]);
+    let create = |table: &str| match db {
+        Db::Postgres => format!(
+            "CREATE TABLE {table} (id bigint NOT NULL, label text) PARTITION BY RANGE (id);"
+        ),
+        Db::Mariadb => {
+            format!("CREATE TABLE {table} (id BIGINT NOT NULL PRIMARY KEY, label VARCHAR(40));")
+        }
+    };
+
+    // Days in New York around the start of summer time: 2025-03-09 has 23
+    // hours, from 05:00 to 04:00 the next day in UTC.
+    place.run(&create("events")).unwrap();
+    place.load(&[
+        "--partitions",
+        "events",
+        "--from",
+        "2025-03-08",
+        "--to",
+        "2025-03-10",
+        "--every",
+        "day",
+        "--time-zone",
+        "America/New_York",
+    ]);
+    check_rows(
+        place,
+        "events",
+        &[
+            ("2025-03-08 04:59:59.999", Lands::Before),
+            ("2025-03-08 05:00:00.000", Lands::In("20250308")),
+            ("2025-03-08 17:00:00.000", Lands::In("20250308")),
+            ("2025-03-09 04:59:59.999", Lands::In("20250308")),
+            ("2025-03-09 05:00:00.000", Lands::In("20250309")),
+            ("2025-03-10 03:59:59.999", Lands::In("20250309")),
+            ("2025-03-10 04:00:00.000", Lands::In("20250310")),
+            ("2025-03-11 03:59:59.999", Lands::In("20250310")),
+            ("2025-03-11 04:00:00.000", Lands::Refused),
+        ],
+    );
+
+    // Months in UTC across the year's end, from a day in the middle of one.
+    place.run(&create("monthly")).unwrap();
+    place.load(&[
+        "--partitions",
+        "monthly",
+        "--from",
+        "2024-12-15",
+        "--to",
+        "2025-02-01",
+        "--every",
+        "month",
+    ]);
+    check_rows(
+        place,
+        "monthly",
+        &[
+            ("2024-12-01 00:00:00.000", Lands::In("202412")),
+            ("2024-12-31 23:59:59.999", Lands::In("202412")),
+            ("2025-01-01 00:00:00.000", Lands::In("202501")),
+            ("2025-02-28 23:59:59.999", Lands::In("202502")),
+            ("2025-03-01 00:00:00.000", Lands::Refused),
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_rows_land_in_the_partition_of_their_time() {
+    rows_land_in_their_period(Db::Postgres);
+    // Run again with a later --to: the partitions there are kept, with
+    // their rows, and the new periods added.
+    let place = Db::Postgres.at("parts");
+    place.load(&[
+        "--partitions",
+        "events",
+        "--from",
+        "2025-03-08",
+        "--to",
+        "2025-03-12",
+        "--every",
+        "day",
+        "--time-zone",
+        "America/New_York",
+    ]);
+    let got = place.one_row(
+        "SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass), \
+         (SELECT count(*) FROM events);",
+    );
+    assert_eq!(got, ["5", "7"]);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_rows_land_in_the_partition_of_their_time() {
+    rows_land_in_their_period(Db::Mariadb);
+}
+
+/// IDs from the generator go to the partition of the day they were made.
+fn generated_rows_land_in_today(db: Db) {
+    let place = db.at("parts_live").fresh();
+    place.load(&[
+        "--prefix",
+        "live",
+        "--generator",
+        "-f",
+        "datacenter=4",
+        "-f",
+        "machine=4",
+    ]);
+    let today = place.one_row(&format!(
+        "SELECT {};",
+        match db {
+            Db::Postgres => "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+            Db::Mariadb => "DATE(UTC_TIMESTAMP())",
+        }
+    ))[0]
+        .clone();
+    let today: jiff::civil::Date = today.parse().unwrap();
+    let from = today.yesterday().unwrap().to_string();
+    let to = today.tomorrow().unwrap().to_string();
+    let table = match db {
+        Db::Postgres => {
+            "CREATE TABLE live_rows (id bigint NOT NULL DEFAULT live_next_id(), n int) \
+             PARTITION BY RANGE (id);"
+        }
+        Db::Mariadb => {
+            "CREATE TABLE live_rows (id BIGINT NOT NULL DEFAULT 0 PRIMARY KEY, n INT);\n\
+             CREATE TRIGGER live_rows_id BEFORE INSERT ON live_rows FOR EACH ROW \
+             SET NEW.id = IF(NEW.id = 0, live_next_id(), NEW.id);"
+        }
+    };
+    place.run(table).unwrap();
+    place.load(&[
+        "--partitions",
+        "live_rows",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--every",
+        "day",
+    ]);
+    place
+        .run("INSERT INTO live_rows (n) VALUES (1), (2), (3);")
+        .unwrap();
+    let rows = place
+        .run(match db {
+            Db::Postgres => {
+                "SELECT id, to_char(live_time(id) AT TIME ZONE 'UTC', 'YYYYMMDD') FROM live_rows;"
+            }
+            Db::Mariadb => "SELECT id, DATE_FORMAT(live_time(id), '%Y%m%d') FROM live_rows;",
+        })
+        .unwrap();
+    assert_eq!(rows.lines().count(), 3);
+    for row in rows.lines() {
+        let (id, day) = row.split_once('\t').unwrap();
+        let lands = Lands::In(day);
+        let want = partition_name(db, "live_rows", lands).unwrap();
+        let here = match db {
+            Db::Postgres => format!("SELECT count(*) FROM {want} WHERE id = {id};"),
+            Db::Mariadb => {
+                format!("SELECT COUNT(*) FROM live_rows PARTITION ({want}) WHERE id = {id};")
+            }
+        };
+        assert_eq!(place.run(&here).unwrap(), "1", "{id} of {day} in {want}");
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_generated_rows_land_in_the_partition_of_their_day() {
+    generated_rows_land_in_today(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_generated_rows_land_in_the_partition_of_their_day() {
+    generated_rows_land_in_today(Db::Mariadb);
+}
