@@ -71,6 +71,12 @@ impl Config {
     /// Streams an HTTP/2 connection may have open at once; more are refused
     /// until one ends.
     pub const HTTP2_MAX_STREAMS: u32 = 8;
+    /// The send buffer asked of the kernel for each connection (Linux
+    /// keeps twice this): what the kernel may queue for a client that does
+    /// not read, beside what the service holds. Its own tuning would let
+    /// each such client pin megabytes of kernel memory, and have that many
+    /// IDs issued, that nobody receives.
+    pub const SEND_BUFFER: usize = 128 * 1024;
 }
 
 impl Default for Config {

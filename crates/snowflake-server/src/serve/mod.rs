@@ -149,7 +149,10 @@ async fn accept(
         let stream = tokio::select! {
             () = &mut stop => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok((stream, _)) => {
+                    cap_send_buffer(&stream);
+                    stream
+                }
                 Err(err) => {
                     // Out of file descriptors and the like: pause rather
                     // than spin; the error is not the listener's end.
@@ -185,6 +188,15 @@ async fn accept(
         connections.shutdown().await;
     }
     Ok(())
+}
+
+/// Caps what the kernel queues for a client that does not read (see
+/// [`Config::SEND_BUFFER`]); a socket that refuses keeps the kernel's own
+/// size, which only costs memory.
+fn cap_send_buffer(stream: &tokio::net::TcpStream) {
+    if let Err(err) = socket2::SockRef::from(stream).set_send_buffer_size(Config::SEND_BUFFER) {
+        tracing::debug!(error = %err, "cannot cap a connection's send buffer");
+    }
 }
 
 async fn shutdown_signal() {
