@@ -137,12 +137,25 @@ pub struct ClusterStatusArgs {
     pub json: bool,
 }
 
+/// The help of `--layout`, naming the presets from the core's table.
+fn layout_help() -> String {
+    format!(
+        "A preset ({}) or a custom layout, most significant first: \
+         time:41,datacenter:5,machine:5,sequence:12",
+        Layout::PRESETS.join(", ")
+    )
+}
+
 /// Which layout, with optional overrides.
 #[derive(Debug, Args)]
 pub struct LayoutArgs {
-    /// A preset (twitter, discord, instagram, sonyflake, mastodon, js53) or a
-    /// custom layout, most significant first: time:41,datacenter:5,machine:5,sequence:12.
-    #[arg(long, short = 'l', default_value = "twitter", env = "SNOWFLAKE_LAYOUT")]
+    #[arg(
+        long,
+        short = 'l',
+        default_value = "twitter",
+        env = "SNOWFLAKE_LAYOUT",
+        help = layout_help()
+    )]
     pub layout: String,
     /// Override the layout's epoch: Unix milliseconds or an RFC 3339 date.
     #[arg(
@@ -327,9 +340,9 @@ pub struct ComposeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Write the ID in this text form: decimal, hex, base32, base62, base58.
-    #[arg(long, value_name = "FORM")]
-    pub format: Option<String>,
+    /// Write the ID in this text form.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
 }
 
 #[derive(Debug, Args)]
@@ -346,10 +359,10 @@ pub struct DecodeArgs {
     /// Print CSV: a header row, then one row per ID.
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
-    /// Read IDs in this text form, and write them in it: decimal, hex,
-    /// base32, base62, base58. Without it, decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM")]
-    pub format: Option<String>,
+    /// Read IDs in this text form, and write them in it. Without it,
+    /// decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
 }
 
 #[derive(Debug, Args)]
@@ -373,10 +386,37 @@ impl BoundsArgs {
     }
 }
 
-/// A `--format` value read by the core's parser, so that the CLI and the
-/// API refuse an unknown form in the same words.
-pub fn text_form(format: Option<&str>) -> Result<Option<TextForm>, Error> {
-    format.map(str::parse).transpose()
+/// `--format`: read by the core's parser, so that the CLI and the HTTP API
+/// refuse a form in the same words, and listed from the core's list of
+/// forms, so that `--help`, the man page and the completions show them and
+/// a new form needs no edit here.
+#[derive(Clone, Copy, Debug)]
+pub struct FormParser;
+
+impl clap::builder::TypedValueParser for FormParser {
+    type Value = TextForm;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<TextForm, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse::<TextForm>().map_err(|err| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{err}\n"))
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            TextForm::ALL
+                .iter()
+                .map(|form| clap::builder::PossibleValue::new(form.name())),
+        ))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -410,9 +450,9 @@ pub struct GenerateArgs {
     /// Print each ID's JSON breakdown, one object per line.
     #[arg(long)]
     pub json: bool,
-    /// Write the ID in this text form: decimal, hex, base32, base62, base58.
-    #[arg(long, value_name = "FORM")]
-    pub format: Option<String>,
+    /// Write the ID in this text form.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -673,10 +713,10 @@ pub struct MaskArgs {
     pub key: KeyFileArgs,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Read IDs in this text form, and write them in it: decimal, hex,
-    /// base32, base62, base58. Without it, decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM")]
-    pub format: Option<String>,
+    /// Read IDs in this text form, and write them in it. Without it,
+    /// decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
 }
 
 #[derive(Debug, Args)]
@@ -689,10 +729,10 @@ pub struct UnmaskArgs {
     pub key: KeyFileArgs,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Read IDs in this text form, and write them in it: decimal, hex,
-    /// base32, base62, base58. Without it, decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM")]
-    pub format: Option<String>,
+    /// Read IDs in this text form, and write them in it. Without it,
+    /// decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
     /// Print each unmasked ID's breakdown, as `decode --json` does, one
     /// object per line.
     #[arg(long)]
@@ -816,10 +856,9 @@ pub struct AuditArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Read IDs in this text form: decimal, hex, base32, base62, base58.
-    /// Without it, decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM")]
-    pub format: Option<String>,
+    /// Read IDs in this text form. Without it, decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
     #[command(flatten)]
     pub now: NowArgs,
     /// How many IDs of each kind (duplicated, from the future, from before

@@ -17,7 +17,7 @@ use snowflake::{Audit, AuditReport, Clock, Error, Id, Readings, TextForm, UnixMi
 use snowflake_server::bulk::{BadRecord, Tokens};
 use snowflake_server::input::all_layouts;
 
-use crate::args::{AuditArgs, text_form};
+use crate::args::AuditArgs;
 use crate::failure::Failure;
 use crate::output::{emit, json_line, report};
 use crate::render::table;
@@ -81,7 +81,7 @@ pub fn run(args: &AuditArgs, clock: &dyn Clock) -> Result<(), Failure> {
         )));
     }
     let layout = args.layout.resolve()?;
-    let form = text_form(args.format.as_deref())?;
+    let form = args.format;
     let now_ms = args.now.now_ms(clock)?;
     let stdin = io::stdin();
     let from_stdin = args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));

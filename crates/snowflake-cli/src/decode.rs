@@ -13,7 +13,7 @@ use snowflake::{Clock, Error, Id, Layout, Readings, SystemClock, TextForm};
 use snowflake_server::bulk::{self, Format, Records, Tokens};
 use snowflake_server::input::all_layouts;
 
-use crate::args::{DecodeArgs, text_form};
+use crate::args::DecodeArgs;
 use crate::failure::Failure;
 use crate::output::{emit, json_line, report};
 use crate::render;
@@ -23,7 +23,7 @@ use crate::render;
 pub const BUFFER: usize = 1 << 16;
 
 pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
-    let form = text_form(args.format.as_deref())?;
+    let form = args.format;
     let l = &args.layout;
     if all_layouts(&l.layout, l.epoch.as_deref(), l.tick_ms.as_deref())? {
         return every_preset(args, form);

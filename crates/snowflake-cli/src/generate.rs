@@ -6,7 +6,7 @@ use std::io::{self, IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressStyle};
 use snowflake::{FileMarkStore, Generator, SystemClock, TextForm};
 
-use crate::args::{GenerateArgs, text_form};
+use crate::args::GenerateArgs;
 use crate::failure::Failure;
 use snowflake_server::input::parse_fields;
 
@@ -17,7 +17,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     tighten_timer_slack();
     let layout = args.layout.resolve()?;
     let count = args.count;
-    let form = text_form(args.format.as_deref())?.unwrap_or(TextForm::Decimal);
+    let form = args.format.unwrap_or(TextForm::Decimal);
     let node = parse_fields(&layout, &args.node.pairs())?;
     let builder = Generator::builder(layout.clone())
         .node(&node)

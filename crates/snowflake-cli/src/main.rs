@@ -86,7 +86,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let pairs = args.fields.pairs(args.sequence.as_deref());
             let values = parse_fields(&layout, &pairs)?;
-            let form = args::text_form(args.format.as_deref())?.unwrap_or(TextForm::Decimal);
+            let form = args.format.unwrap_or(TextForm::Decimal);
             let id = layout.compose(timestamp, &values)?;
             let decoded = layout.decode(id)?;
             emit(&if args.json {

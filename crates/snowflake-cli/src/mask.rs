@@ -16,7 +16,7 @@ use snowflake::{Error, Id, Layout, TextForm};
 use snowflake_mask::{KeyFile, Masker};
 use snowflake_server::bulk::{Format, Records, Tokens};
 
-use crate::args::{KeyFileArgs, LayoutArgs, MaskArgs, MaskKeyNewArgs, UnmaskArgs, text_form};
+use crate::args::{KeyFileArgs, LayoutArgs, MaskArgs, MaskKeyNewArgs, UnmaskArgs};
 use crate::decode::{BUFFER, from_stdin};
 use crate::failure::Failure;
 use crate::output::{emit, json_line, report};
@@ -54,13 +54,13 @@ enum Output {
 }
 
 pub fn mask(args: &MaskArgs) -> Result<(), Failure> {
-    let form = text_form(args.format.as_deref())?;
+    let form = args.format;
     let output = Output::Id(form.unwrap_or(TextForm::Decimal));
     run(&args.ids, &args.key, &args.layout, form, Way::Mask, output)
 }
 
 pub fn unmask(args: &UnmaskArgs) -> Result<(), Failure> {
-    let form = text_form(args.format.as_deref())?;
+    let form = args.format;
     let output = if args.json {
         Output::Json
     } else {

@@ -50,12 +50,7 @@ pub fn decoded(d: &Decoded<'_>, form: TextForm) -> String {
         }
         out.push('\n');
     }
-    for other in [
-        TextForm::Hex,
-        TextForm::Base32,
-        TextForm::Base62,
-        TextForm::Base58,
-    ] {
+    for &other in TextForm::ENCODED {
         let _ = writeln!(out, "{:<width$} {}", other.name(), d.id().to_text(other));
     }
     let _ = writeln!(out, "{:<width$} {}", "layout", d.layout());

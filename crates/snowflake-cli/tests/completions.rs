@@ -115,6 +115,13 @@ fn bash_reads_the_script_and_completes_subcommands_and_dialects() {
     }
     let dialects = complete("snowflake sql --dialect ''");
     assert_eq!(dialects.lines().collect::<Vec<_>>(), ["postgres", "mysql"]);
+    // The text forms come from the core's list, on every command that
+    // takes --format.
+    let forms: Vec<&str> = snowflake::TextForm::ALL.iter().map(|f| f.name()).collect();
+    for command in ["decode", "compose", "generate", "mask", "unmask", "audit"] {
+        let offered = complete(&format!("snowflake {command} --format ''"));
+        assert_eq!(offered.lines().collect::<Vec<_>>(), forms, "{command}");
+    }
     let shells = complete("snowflake completions ''");
     for shell in ["bash", "zsh", "fish", "powershell"] {
         assert!(shells.lines().any(|l| l == shell), "{shell} in {shells}");
@@ -227,6 +234,22 @@ fn man_renders_the_page_with_every_subcommand() {
         let heading = format!("SNOWFLAKE {}", name.to_uppercase());
         assert!(text.contains(&heading), "{heading} in {text}");
     }
+    // The forms of --format, listed after it from the core's list.
+    let decode = &text[text.find("SNOWFLAKE DECODE").unwrap()..];
+    let format = &decode[decode.find("--format <FORM>").unwrap()..];
+    let values = &format[format
+        .find("Possible values:")
+        .expect("no values after --format")..];
+    let listed: Vec<&str> = values
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take_while(|l| l.starts_with('•'))
+        .map(|l| l.trim_start_matches('•').trim())
+        .collect();
+    let forms: Vec<&str> = snowflake::TextForm::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(listed, forms, "the man page's values of --format");
     let sql = &text[text.find("SNOWFLAKE SQL").unwrap()..];
     for part in [
         "Synopsis",

@@ -117,6 +117,11 @@ pub(crate) enum Repr {
     NoSequence {
         layout: String,
     },
+    UnknownTextForm {
+        value: String,
+        /// The forms to offer, from the list of forms.
+        forms: &'static [&'static str],
+    },
     InvalidSetting {
         field: &'static str,
         value: String,
@@ -198,6 +203,7 @@ impl Error {
             | Repr::UnknownField { field, .. }
             | Repr::DuplicateField { field } => Some(field),
             Repr::BeforeEpoch { .. } | Repr::AfterEnd { .. } => Some("timestamp"),
+            Repr::UnknownTextForm { .. } => Some("format"),
             Repr::InvalidTimestamp { field, .. } | Repr::InvalidSetting { field, .. } => {
                 Some(field)
             }
@@ -444,6 +450,18 @@ impl fmt::Display for Error {
                 value,
                 allowed,
             } => write!(f, "{field} {value} is not allowed; {allowed}"),
+            Repr::UnknownTextForm { value, forms } => {
+                write!(f, "format {value} is not allowed; a text form is ")?;
+                for (i, form) in forms.iter().enumerate() {
+                    let before = match i {
+                        0 => "",
+                        _ if i + 1 == forms.len() => " or ",
+                        _ => ", ",
+                    };
+                    write!(f, "{before}{form}")?;
+                }
+                Ok(())
+            }
             Repr::ClockBackwards {
                 by_ms,
                 tolerance_ms,

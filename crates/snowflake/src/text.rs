@@ -129,6 +129,22 @@ impl TextForm {
         TextForm::Base58,
     ];
 
+    /// The forms' names, in the order of [`TextForm::ALL`]: what a front end
+    /// offers where a form is asked for.
+    ///
+    /// ```
+    /// assert_eq!(snowflake::TextForm::NAMES[4], "base58");
+    /// ```
+    pub const NAMES: [&'static str; TextForm::ALL.len()] = {
+        let mut names = [""; TextForm::ALL.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = TextForm::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
+
     /// Every form but decimal, in the order of [`TextForm::ALL`]: the forms
     /// an ID's breakdown lists under `text`, beside its decimal `id`.
     ///
@@ -437,11 +453,10 @@ impl FromStr for TextForm {
             .into_iter()
             .find(|form| form.name().eq_ignore_ascii_case(name.trim()))
             .ok_or_else(|| {
-                Error::invalid_value(
-                    "format",
-                    name,
-                    "a text form is decimal, hex, base32, base62 or base58",
-                )
+                Error::new(Repr::UnknownTextForm {
+                    value: name.into(),
+                    forms: &TextForm::NAMES,
+                })
             })
     }
 }

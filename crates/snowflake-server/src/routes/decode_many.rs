@@ -61,7 +61,7 @@ fn too_many() -> Problem {
         ("layout" = Option<String>, Query, description = "preset name or custom layout"),
         ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
         ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
-        ("format" = Option<String>, Query, description = "read the IDs in this text form (decimal, hex, base32, base62, base58); without it, decimal and 0x hex; CSV writes the id column in it"),
+        ("format" = Option<String>, Query, description = "read the IDs in this text form; without it, decimal and 0x hex; CSV writes the id column in it"),
     ),
     request_body(description = "up to 10000 IDs", content(
         (Vec<String> = "application/json", example = json!(["4194439168", "0xfa021000"])),

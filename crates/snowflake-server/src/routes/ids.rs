@@ -63,7 +63,7 @@ async fn no_head() -> Response {
 #[utoipa::path(method(get, post), path = "/api/v1/ids", tag = "ids",
     params(
         ("count" = Option<u64>, Query, description = "1 to 100000, default 1"),
-        ("format" = Option<String>, Query, description = "write the IDs in this text form: decimal (the default), hex, base32, base62, base58"),
+        ("format" = Option<String>, Query, description = "write the IDs in this text form; decimal by default"),
     ),
     responses(
         (status = 200, description = "fresh IDs, as strings in the text form asked for (decimal by default); with Accept: text/plain one per line", body = crate::routes::schema::IdsSchema),

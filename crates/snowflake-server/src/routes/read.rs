@@ -81,7 +81,7 @@ pub async fn compose(
         ("layout" = Option<String>, Query, description = "preset name or custom layout; `all` for every preset at once"),
         ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
         ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
-        ("format" = Option<String>, Query, description = "read the ID in this text form: decimal, hex, base32, base62, base58; without it, decimal or 0x hex"),
+        ("format" = Option<String>, Query, description = "read the ID in this text form; without it, decimal or 0x hex"),
     ),
     responses(
         (status = 200, description = "the breakdown; with layout=all, every preset's reading of the ID", body = crate::routes::schema::DecodeAnswerSchema),
