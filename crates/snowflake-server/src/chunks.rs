@@ -1,7 +1,9 @@
 //! A response body made as the client reads it: a producer task sends
-//! chunks through a channel that holds one, so a client that stops reading
-//! holds at most the chunk waiting and the one being made, and a producer
-//! whose client left stops at its next send.
+//! chunks through a channel that holds one, and makes each chunk only once
+//! the channel has room for it ([`ChunkSender::room`]), so a client that
+//! stops reading holds one chunk of ours (waiting, or being made) besides
+//! what hyper and the kernel queue for the socket, and a producer whose
+//! client left stops before it makes another.
 //!
 //! The body ends in an error, never cleanly, when the producer stops before
 //! its last chunk (the client was too slow, the right to issue ended, the
@@ -23,20 +25,24 @@ pub(crate) struct ChunkSender {
 }
 
 impl ChunkSender {
-    /// Sends `chunk`, waiting for the client to take the one before it, but
-    /// not past the deadline. `false`: the client left or was too slow, and
-    /// the producer must stop.
-    pub(crate) async fn send(&self, chunk: Bytes, last: bool) -> bool {
-        matches!(
-            tokio::time::timeout_at(self.deadline, self.tx.send((chunk, last))).await,
-            Ok(Ok(()))
-        )
+    /// Room for the next chunk, once the client took the one before it, but
+    /// not past the deadline. `None`: the client left or was too slow, and
+    /// the producer must stop before it makes the chunk.
+    pub(crate) async fn room(&self) -> Option<Room<'_>> {
+        match tokio::time::timeout_at(self.deadline, self.tx.reserve()).await {
+            Ok(Ok(permit)) => Some(Room(permit)),
+            Ok(Err(_)) | Err(_) => None,
+        }
     }
+}
 
-    /// Whether the client is gone or its time is up: nothing more it would
-    /// receive is worth making.
-    pub(crate) fn abandoned(&self) -> bool {
-        self.tx.is_closed() || Instant::now() >= self.deadline
+/// A place in the channel for one chunk, made once it is had.
+pub(crate) struct Room<'a>(mpsc::Permit<'a, (Bytes, bool)>);
+
+impl Room<'_> {
+    /// Hands `chunk` to the body; `last` says it ends the answer.
+    pub(crate) fn send(self, chunk: Bytes, last: bool) {
+        self.0.send((chunk, last));
     }
 }
 
@@ -99,7 +105,10 @@ mod tests {
     async fn a_producer_that_stops_early_ends_the_body_in_an_error() {
         let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
         tokio::spawn(async move {
-            assert!(tx.send(Bytes::from_static(b"one"), false).await);
+            tx.room()
+                .await
+                .unwrap()
+                .send(Bytes::from_static(b"one"), false);
         });
         let mut body = body;
         let first = body.frame().await.unwrap().unwrap();
@@ -111,8 +120,14 @@ mod tests {
     async fn the_last_chunk_ends_the_body_cleanly() {
         let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
         tokio::spawn(async move {
-            assert!(tx.send(Bytes::from_static(b"a"), false).await);
-            assert!(tx.send(Bytes::from_static(b"b"), true).await);
+            tx.room()
+                .await
+                .unwrap()
+                .send(Bytes::from_static(b"a"), false);
+            tx.room()
+                .await
+                .unwrap()
+                .send(Bytes::from_static(b"b"), true);
         });
         assert_eq!(body.collect().await.unwrap().to_bytes(), "ab");
     }
@@ -120,11 +135,20 @@ mod tests {
     #[tokio::test]
     async fn a_client_that_does_not_read_by_the_deadline_stops_the_producer() {
         let (tx, body) = channel(Instant::now() + Duration::from_millis(100));
-        // One chunk fits in the channel; the second waits for a reader that
-        // never comes, until the deadline.
-        assert!(tx.send(Bytes::from_static(b"a"), false).await);
-        assert!(!tx.send(Bytes::from_static(b"b"), false).await);
-        assert!(tx.abandoned());
+        // One chunk fits in the channel; there is no room for a second
+        // until a reader takes the first, which never comes.
+        tx.room()
+            .await
+            .unwrap()
+            .send(Bytes::from_static(b"a"), false);
+        assert!(tx.room().await.is_none());
         drop(body);
+    }
+
+    #[tokio::test]
+    async fn a_client_that_left_leaves_no_room() {
+        let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
+        drop(body);
+        assert!(tx.room().await.is_none());
     }
 }

@@ -212,26 +212,25 @@ pub(crate) async fn streamed<S: MakeChunk>(
     let source = Arc::clone(source);
     let large = Arc::clone(large);
     tokio::spawn(async move {
-        if !tx.send(head, false).await {
+        let Some(room) = tx.room().await else {
             return;
-        }
+        };
+        room.send(head, false);
         let mut left = count - size;
         while left > 0 {
-            // The client left: stop before making IDs nobody receives.
-            if tx.abandoned() {
+            // Room first, then the chunk: nothing is made for a client that
+            // left or has not taken the chunk before.
+            let Some(room) = tx.room().await else {
                 return;
-            }
+            };
             let size = left.min(CHUNK_IDS);
             left -= size;
-            let made = match chunk(&source, &large, &framing, size, false, left == 0).await {
-                Ok(made) => made,
+            match chunk(&source, &large, &framing, size, false, left == 0).await {
+                Ok(made) => room.send(made, left == 0),
                 Err(problem) => {
                     tracing::warn!(detail = %problem.detail, "an ID stream stopped early");
                     return;
                 }
-            };
-            if !tx.send(made, left == 0).await {
-                return;
             }
         }
     });

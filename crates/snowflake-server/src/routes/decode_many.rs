@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use super::Routes;
 use super::params::{QueryParams, layout_of, only, text_form};
 use crate::bulk::{Decoder, Format, Records, StreamError, Tokens};
-use crate::chunks::{self, ChunkSender};
+use crate::chunks::{self, ChunkSender, Room};
 use crate::issue::Limits;
 use crate::problem::Problem;
 
@@ -151,8 +151,14 @@ async fn answer(
 ) -> Result<(), StreamError> {
     let output = form.unwrap_or(TextForm::Decimal);
     let mut records = Records::gathering(Vec::new(), layout, format, output, PIECE)?;
-    let send = async |records: &mut Records<'_, Vec<u8>>| -> Result<bool, StreamError> {
-        Ok(tx.send(Bytes::from(records.drain()?), false).await)
+    // Room first, then the piece: nothing is written for a client that left
+    // or has not taken the piece before.
+    let Some(mut room) = tx.room().await else {
+        return Ok(());
+    };
+    let next = async |records: &mut Records<'_, Vec<u8>>, room: Room<'_>| {
+        room.send(Bytes::from(records.drain()?), false);
+        Ok::<_, StreamError>(tx.room().await)
     };
     match input {
         Input::Json(items) => {
@@ -162,21 +168,27 @@ async fn answer(
                     Ok(decoded) => records.ok(line, &decoded)?,
                     Err(err) => records.bad(line, text, &err)?,
                 }
-                if records.pending() >= PIECE && !send(&mut records).await? {
-                    return Ok(());
+                if records.pending() >= PIECE {
+                    let Some(more) = next(&mut records, room).await? else {
+                        return Ok(());
+                    };
+                    room = more;
                 }
             }
         }
         Input::Text(body) => {
             let mut decoder = Decoder::new(&body[..], form, Some(MAX_BULK));
             while decoder.next(&mut records, |_, _, _| Ok(()))? {
-                if records.pending() >= PIECE && !send(&mut records).await? {
-                    return Ok(());
+                if records.pending() >= PIECE {
+                    let Some(more) = next(&mut records, room).await? else {
+                        return Ok(());
+                    };
+                    room = more;
                 }
             }
         }
     }
-    tx.send(Bytes::from(records.finish()?), true).await;
+    room.send(Bytes::from(records.finish()?), true);
     Ok(())
 }
 
