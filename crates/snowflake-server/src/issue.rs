@@ -18,10 +18,10 @@ use crate::config::Config;
 use crate::problem::Problem;
 use snowflake::SharedGenerator;
 
-/// IDs per chunk of a streamed body: about 45 KB of JSON, small enough that
+/// IDs per chunk of a streamed body: about 22 KB of JSON, small enough that
 /// a slow reader holds little, large enough that a chunk's hop to the
 /// blocking pool is a small share of its cost.
-pub(crate) const CHUNK_IDS: u64 = 2048;
+pub(crate) const CHUNK_IDS: u64 = 1024;
 
 /// The service's limits on issuing, from its [`Config`]: the edge hands
 /// them to the IDs route with each request, so they come from the same

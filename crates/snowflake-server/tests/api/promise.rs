@@ -31,7 +31,7 @@ struct IssuingPath {
 /// are made at once, larger ones are streamed in chunks.
 const UNIT: u64 = 4096;
 /// The size of a streamed chunk (the server's own constant, not public).
-const CHUNK: u64 = 2048;
+const CHUNK: u64 = 1024;
 
 /// Every issuing path. A new one (a masked form, another route) joins here.
 const PATHS: &[(&str, &str, u64)] = &[
@@ -41,7 +41,7 @@ const PATHS: &[(&str, &str, u64)] = &[
     ("/api/v1/ids", "POST", 3),
     ("/api/v1/ids", "GET", UNIT),
     ("/api/v1/ids", "POST", UNIT + 1),
-    ("/api/v1/ids", "GET", 2 * CHUNK + 5),
+    ("/api/v1/ids", "GET", UNIT + 2 * CHUNK + 5),
 ];
 
 fn paths() -> Vec<IssuingPath> {
