@@ -91,8 +91,8 @@ fn write_ids(
 /// Asks Linux to wake this thread from a sleep within 1 ns of its deadline
 /// instead of the default 50 µs: the generator naps until just before the
 /// next millisecond, and a late wake-up is time the generator could have
-/// issued in. Measured (bench/src/bin/wakeup.rs): the median overshoot of a
-/// sleep falls from about 90 µs to about 40 µs. A process may set its own
+/// issued in (`bench/src/bin/wakeup.rs` measures the overshoot with and
+/// without; BENCHMARKS.md has the figures). A process may set its own
 /// slack; where it cannot (another OS, a locked-down /proc), nothing changes.
 fn tighten_timer_slack() {
     let _ = std::fs::write("/proc/self/timerslack_ns", "1");

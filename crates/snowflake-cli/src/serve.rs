@@ -65,8 +65,9 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
 }
 
 /// One generator with a fixed node identity, on the system clock: a request
-/// costs microseconds, so reading the real clock (about 30 ns) is free here,
-/// every ID's time is exact, and no refresh thread competes for the CPU.
+/// costs far more than a reading of the real clock, so the cheaper clocks
+/// gain nothing here, every ID's time is exact, and no refresh thread
+/// competes for the CPU.
 fn standalone(
     args: &ServeArgs,
     layout: Layout,

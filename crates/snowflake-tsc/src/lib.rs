@@ -2,7 +2,8 @@
 //! counter on most calls and the system clock once a millisecond.
 //!
 //! [`SystemClock`] asks the kernel for the time on every call (through the
-//! vDSO, about 25 ns here, most of an honest `next_id`). [`TscClock`] reads
+//! vDSO: most of the cost of an honest `next_id`; BENCHMARKS.md has the
+//! figures). [`TscClock`] reads
 //! the counter instead (`rdtsc` through the [`quanta`] crate, calibrated to
 //! nanoseconds) and turns it into wall-clock milliseconds with an offset
 //! taken from the system clock. Whenever that estimate reaches a millisecond

@@ -31,11 +31,11 @@ impl Edge {
     ///
     /// The timer is set only if the route does not answer at once: most
     /// requests (a few IDs, one ID's breakdown, a health check) are done on
-    /// their first poll, and a timer made and dropped for each of them cost
-    /// a share of the throughput of the one-ID route. The panic is caught
+    /// their first poll, and a timer made and dropped for each of them
+    /// would be work on every request for nothing. The panic is caught
     /// here, around each poll, rather than by tower-http's
-    /// `CatchPanicLayer`, whose own boxed future and body cost two more
-    /// allocations a request.
+    /// `CatchPanicLayer`, which boxes a future and a body of its own for
+    /// every request.
     pub(super) async fn run<F>(&self, route: F, start: Instant) -> Response
     where
         F: Future<Output = Result<Response, Infallible>>,

@@ -92,8 +92,7 @@ impl<S> Route for S where
 ///
 /// A layer of its own rather than `axum::middleware::from_fn`, which boxes
 /// the next service anew, boxes its future and maps it twice on every
-/// request: five allocations a request on the one-ID route, where this
-/// makes one, its future.
+/// request, where this allocates one thing a request: its future.
 #[derive(Clone)]
 pub(crate) struct EdgeLayer(Arc<Edge>);
 
