@@ -563,6 +563,20 @@ pub struct ServeArgs {
     /// may then hold 8 requests' worth of memory.
     #[arg(long, env = "SNOWFLAKE_HTTP2")]
     pub http2: bool,
+    /// A file holding the masking key (64 hexadecimal characters, as
+    /// `snowflake mask-key new` writes it): `/api/v1/ids?masked=true` then
+    /// hands out IDs through it.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "SNOWFLAKE_MASK_KEY_FILE",
+        hide_env_values = true
+    )]
+    pub mask_key_file: Option<PathBuf>,
+    /// Answer `/api/v1/unmask/{id}`, which gives back what masking hides:
+    /// only for a service that trusted callers alone can reach.
+    #[arg(long, env = "SNOWFLAKE_ALLOW_UNMASK", requires = "mask_key_file")]
+    pub allow_unmask: bool,
     /// A host name to answer to besides loopback ones when listening on
     /// loopback (a name in /etc/hosts, say); repeat for more.
     #[arg(

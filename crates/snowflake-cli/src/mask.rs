@@ -95,7 +95,7 @@ fn run(
 ) -> Result<(), Failure> {
     let layout = layout.resolve()?;
     let stream = from_stdin(ids)?;
-    let masker = masker(key, &layout)?;
+    let masker = masker(&key.key_file, &layout)?;
     if !stream {
         return arguments(ids, &masker, form, way, output);
     }
@@ -117,10 +117,10 @@ fn run(
     }
 }
 
-/// The masker for the key in `--key-file`, after a warning on stderr if
-/// others may read the file.
-fn masker(key: &KeyFileArgs, layout: &Layout) -> Result<Masker, Failure> {
-    let file = KeyFile::read(&key.key_file)?;
+/// The masker for the key in the file at `path`, after a warning on stderr
+/// if others may read the file: for `mask`, `unmask` and `serve`.
+pub fn masker(path: &std::path::Path, layout: &Layout) -> Result<Masker, Failure> {
+    let file = KeyFile::read(path)?;
     if let Some(warning) = file.warning() {
         report(&format!("warning: {warning}"));
     }

@@ -30,6 +30,12 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
             )));
         }
     }
+    // The key is read, and the layout checked against it, before anything
+    // listens: a bad key file is a usage error, not a service that refuses.
+    let masker = match &args.mask_key_file {
+        Some(path) => Some(Arc::new(crate::mask::masker(path, &layout)?)),
+        None => None,
+    };
     let config = Config {
         request_timeout: Duration::from_secs(args.request_timeout),
         max_concurrency: args.max_concurrency,
@@ -42,6 +48,8 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         loopback_hosts_only: false,
         allowed_hosts: args.allowed_hosts.clone(),
         http2: args.http2,
+        allow_unmask: args.allow_unmask,
+        masker,
     };
     init_logging(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()

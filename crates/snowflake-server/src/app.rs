@@ -25,7 +25,7 @@ use crate::state::AppState;
 /// of 500 and above are logged by the edge at error level, with the trace
 /// on or off.
 pub fn app(state: Arc<AppState>, config: &Config) -> Router {
-    let routes = routes::all(&Arc::new(Limits::new(config)));
+    let routes = routes::all(&Arc::new(Limits::new(config)), config.allow_unmask);
     let edge = EdgeLayer::new(Edge::new(Arc::clone(&state), config, routes.issuing));
     let routes = Router::new()
         .merge(page::router())

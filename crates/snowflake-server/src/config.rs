@@ -1,6 +1,9 @@
 //! The service's HTTP settings; the CLI fills them from flags and environment.
 
+use std::sync::Arc;
 use std::time::Duration;
+
+use snowflake_mask::Masker;
 
 /// How the service behaves on the wire. Where IDs come from is not here:
 /// that is the [`IdSource`](crate::IdSource) the caller hands over.
@@ -47,6 +50,14 @@ pub struct Config {
     /// open is closed at the header timeout whatever control frames
     /// (PING, SETTINGS) it sends.
     pub http2: bool,
+    /// Whether `/api/v1/unmask/{id}` answers (with a masking key given to
+    /// the state): off by default, since it gives anyone who can reach the
+    /// service back what masking hides.
+    pub allow_unmask: bool,
+    /// The keyed permutation for IDs asked for masked, built from the
+    /// operator's key for the source's layout; `None`: no key, and
+    /// `masked=true` is refused.
+    pub masker: Option<Arc<Masker>>,
 }
 
 impl Config {
@@ -93,6 +104,8 @@ impl Default for Config {
             loopback_hosts_only: false,
             allowed_hosts: Vec::new(),
             http2: false,
+            allow_unmask: false,
+            masker: None,
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::chunks;
 use crate::config::Config;
 use crate::problem::Problem;
 use snowflake::SharedGenerator;
+use snowflake_mask::Masker;
 
 /// IDs per chunk of a streamed body: about 22 KB of JSON, small enough that
 /// a slow reader holds little, large enough that a chunk's hop to the
@@ -43,22 +44,36 @@ impl Limits {
 }
 
 /// How a body is written: JSON (`{"layout":…,"ids":["…",…]}`) or one ID
-/// per line, each ID in the text form asked for. The JSON's opening, which
-/// names the layout, is the source's to give ([`MakeChunk::make`]).
+/// per line, each ID in the text form asked for, masked if asked. The
+/// JSON's opening, which names the layout, is the source's to give
+/// ([`MakeChunk::make`]), and so is the masker.
 #[derive(Clone, Copy)]
 pub(crate) struct Framing {
     pub(crate) plain: bool,
     pub(crate) form: TextForm,
+    pub(crate) masked: bool,
 }
 
 impl Framing {
-    /// Appends `batch` to `out`; `first` says whether no ID was written yet.
-    fn push(&self, batch: IdBatch, first: &mut bool, out: &mut Vec<u8>) {
+    /// Appends `batch` to `out`, each ID masked by `mask` if given; `first`
+    /// says whether no ID was written yet.
+    fn push(
+        &self,
+        batch: IdBatch,
+        mask: Option<&Masker>,
+        first: &mut bool,
+        out: &mut Vec<u8>,
+    ) -> Result<(), snowflake::Error> {
         let mut buf = [0u8; TextForm::MAX_LEN];
         for id in batch {
+            let id = match mask {
+                Some(masker) => masker.mask(id)?,
+                None => id,
+            };
             let start = self.form.write_back(id, &mut buf);
             self.push_text(&buf[start..], first, out);
         }
+        Ok(())
     }
 
     /// Appends one ID already written as `text`: the one place an ID's
@@ -106,10 +121,12 @@ impl Framing {
     }
 }
 
-/// `count` IDs from `generator`, in as many batches as time units need.
+/// `count` IDs from `generator`, in as many batches as time units need,
+/// each masked by `mask` if given.
 fn fill(
     generator: &SharedGenerator,
     framing: &Framing,
+    mask: Option<&Masker>,
     count: u64,
     first: &mut bool,
     out: &mut Vec<u8>,
@@ -118,22 +135,24 @@ fn fill(
     while left > 0 {
         let batch = generator.next_ids(left)?;
         left -= batch.len() as u64;
-        framing.push(batch, first, out);
+        framing.push(batch, mask, first, out)?;
     }
     Ok(())
 }
 
 /// `count` IDs as (part of) a body: the JSON opening (`prefix`,
-/// `{"layout":"<name>","ids":[`) when `first`, the closing when `last`.
+/// `{"layout":"<name>","ids":[`) when `first`, the closing when `last`;
+/// each ID masked by `mask` if given.
 pub(crate) fn write(
     generator: &SharedGenerator,
     prefix: &str,
     framing: &Framing,
+    mask: Option<&Masker>,
     count: u64,
     first: bool,
     last: bool,
 ) -> Result<Vec<u8>, snowflake::Error> {
-    if count == 1 && first && last {
+    if count == 1 && first && last && mask.is_none() {
         // The generator's own path for one ID: a single compare-and-swap
         // when the time unit has a number left, where a batch of one takes
         // the general path.
@@ -144,7 +163,7 @@ pub(crate) fn write(
         framing.start(prefix, &mut out);
     }
     let mut fresh = first;
-    fill(generator, framing, count, &mut fresh, &mut out)?;
+    fill(generator, framing, mask, count, &mut fresh, &mut out)?;
     if last {
         framing.end(&mut out);
     }
@@ -262,7 +281,11 @@ mod tests {
         let prefix = r#"{"layout":"twitter","ids":["#;
         for form in TextForm::ALL {
             for plain in [false, true] {
-                let framing = Framing { plain, form };
+                let framing = Framing {
+                    plain,
+                    form,
+                    masked: false,
+                };
                 for issued_before in [0, 1, 7, 4094, 4095] {
                     let fast = generator(1_700_000_000_000);
                     let general = generator(1_700_000_000_000);
@@ -270,10 +293,10 @@ mod tests {
                         fast.next_id().unwrap();
                         general.next_id().unwrap();
                     }
-                    let body = write(&fast, prefix, &framing, 1, true, true).unwrap();
+                    let body = write(&fast, prefix, &framing, None, 1, true, true).unwrap();
                     let mut expected = Vec::new();
                     framing.start(prefix, &mut expected);
-                    fill(&general, &framing, 1, &mut true, &mut expected).unwrap();
+                    fill(&general, &framing, None, 1, &mut true, &mut expected).unwrap();
                     framing.end(&mut expected);
                     let what = format!("{form:?}, plain {plain}, after {issued_before}");
                     assert_eq!(body, expected, "{what}");

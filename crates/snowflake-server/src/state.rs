@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::body::Body;
-use snowflake::{Clock, ErrorKind, Layout, SharedGenerator, TextForm};
+use snowflake::{Clock, ErrorKind, Layout, SharedGenerator};
+use snowflake_mask::Masker;
 
 use crate::issue::{self, Framing, Limits, MakeChunk};
 use crate::problem::Problem;
@@ -25,6 +26,9 @@ pub struct AppState {
     /// Set when issuing failed because the mark could not be stored, cleared
     /// when issuing succeeds: readiness then fails with the IDs route.
     store_failing: AtomicBool,
+    /// The keyed permutation IDs are shown through when a client asks for
+    /// them masked; `None` when the operator gave no key.
+    masker: Option<Arc<Masker>>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -56,9 +60,23 @@ impl AppState {
             .into(),
             inline_count: layout.ids_per_tick().unwrap_or(1),
             store_failing: AtomicBool::new(false),
+            masker: None,
             telemetry: Telemetry::new(),
             source,
         }
+    }
+
+    /// The state, with `masker` for the IDs clients ask for masked
+    /// (`/api/v1/ids?masked=true`) and, where the operator allows it,
+    /// `/api/v1/unmask/{id}`. The masker must be for the source's layout.
+    pub fn with_masker(mut self, masker: Arc<Masker>) -> Self {
+        self.masker = Some(masker);
+        self
+    }
+
+    /// The masker, if the operator gave a key.
+    pub(crate) fn masker(&self) -> Option<&Masker> {
+        self.masker.as_deref()
     }
 
     /// The source IDs come from.
@@ -130,13 +148,7 @@ impl AppState {
 
     /// `count` fresh IDs that fit in one time unit as a response body, JSON
     /// or one per line, made at once.
-    pub(crate) fn issue_now(
-        &self,
-        count: u64,
-        plain: bool,
-        form: TextForm,
-    ) -> Result<Body, Problem> {
-        let framing = Framing { plain, form };
+    pub(crate) fn issue_now(&self, count: u64, framing: Framing) -> Result<Body, Problem> {
         Ok(Body::from(self.make(&framing, count, true, true)?))
     }
 
@@ -145,11 +157,9 @@ impl AppState {
     pub(crate) async fn issue_streamed(
         self: &Arc<Self>,
         count: u64,
-        plain: bool,
-        form: TextForm,
+        framing: Framing,
         limits: &Limits,
     ) -> Result<Body, Problem> {
-        let framing = Framing { plain, form };
         let deadline = tokio::time::Instant::now() + limits.request_timeout;
         issue::streamed(self, &limits.large, framing, count, deadline).await
     }
@@ -175,8 +185,22 @@ impl MakeChunk for AppState {
         first: bool,
         last: bool,
     ) -> Result<Vec<u8>, Problem> {
+        let mask = match (framing.masked, &self.masker) {
+            (false, _) => None,
+            (true, Some(masker)) => Some(&**masker),
+            // The route refuses `masked` without a key before it gets here.
+            (true, None) => return Err(Problem::internal()),
+        };
         self.with_generator(|generator| {
-            issue::write(generator, &self.ids_prefix, framing, count, first, last)
+            issue::write(
+                generator,
+                &self.ids_prefix,
+                framing,
+                mask,
+                count,
+                first,
+                last,
+            )
         })
     }
 }

@@ -14,8 +14,8 @@ use snowflake::TextForm;
 
 use super::Routes;
 use super::params::{Params, QueryParams, only, text_form};
-use crate::issue::Limits;
-use crate::problem::Problem;
+use crate::issue::{Framing, Limits};
+use crate::problem::{self, Problem};
 use crate::state::AppState;
 
 /// The most IDs one request may ask for.
@@ -64,10 +64,11 @@ async fn no_head() -> Response {
     params(
         ("count" = Option<u64>, Query, description = "1 to 100000, default 1"),
         ("format" = Option<String>, Query, description = "write the IDs in this text form; decimal by default"),
+        ("masked" = Option<bool>, Query, description = "true: each ID through the service's keyed permutation (issue 21), which hides its time, node and order from whoever lacks the key; the service must have been given a key"),
     ),
     responses(
         (status = 200, description = "fresh IDs, as strings in the text form asked for (decimal by default); with Accept: text/plain one per line", body = crate::routes::schema::IdsSchema),
-        (status = 400, description = "bad count", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "bad count, form or masked, or masked asked of a service that has no key", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "a page from an origin the operator does not allow", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "the generator cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -83,16 +84,16 @@ pub fn ids(
     // limits' shared count, which two cores would otherwise pass back and
     // forth each time. (A doc comment here would become the operation's
     // description in the OpenAPI document.)
-    let asked = asked_ids(&params);
+    let asked = asked_ids(&params, plain, state.masker().is_some());
     let streamed = match &asked {
         Ok((count, _)) if state.streams(*count) => Some(Arc::clone(limits)),
         _ => None,
     };
     async move {
-        let (count, form) = asked?;
+        let (count, framing) = asked?;
         let body = match streamed {
-            None => state.issue_now(count, plain, form)?,
-            Some(limits) => state.issue_streamed(count, plain, form, &limits).await?,
+            None => state.issue_now(count, framing)?,
+            Some(limits) => state.issue_streamed(count, framing, &limits).await?,
         };
         let content_type = if plain {
             "text/plain; charset=utf-8"
@@ -110,10 +111,30 @@ pub fn ids(
     }
 }
 
-/// How many IDs a request asks for, and in which text form.
-fn asked_ids(params: &Params) -> Result<(u64, TextForm), Problem> {
-    only(params, &["count", "format"])?;
+/// How many IDs a request asks for, and how they are written; `can_mask`
+/// says whether the service has a key to mask them with.
+fn asked_ids(params: &Params, plain: bool, can_mask: bool) -> Result<(u64, Framing), Problem> {
+    only(params, &["count", "format", "masked"])?;
     let form = text_form(params)?.unwrap_or(TextForm::Decimal);
+    let masked = match params.get("masked").map(|m| m.trim()) {
+        None | Some("" | "false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(Problem::bad_request(
+                "masked",
+                format!(
+                    "masked {} is not allowed; masked is true or false",
+                    problem::quoted(other)
+                ),
+            ));
+        }
+    };
+    if masked && !can_mask {
+        return Err(Problem::bad_request(
+            "masked",
+            "this service masks no IDs: its operator gives it a key with --mask-key-file",
+        ));
+    }
     let count = match params.get("count") {
         None => 1,
         Some(text) => text
@@ -128,5 +149,12 @@ fn asked_ids(params: &Params) -> Result<(u64, TextForm), Problem> {
                 )
             })?,
     };
-    Ok((count, form))
+    Ok((
+        count,
+        Framing {
+            plain,
+            form,
+            masked,
+        },
+    ))
 }

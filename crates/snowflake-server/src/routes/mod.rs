@@ -6,6 +6,7 @@
 //! - `decode_many`: many IDs decoded at once (`POST /api/v1/decode`);
 //! - `health`: `/healthz`, `/readyz`, `/metrics`;
 //! - `openapi`: the OpenAPI document and the route that serves it;
+//! - `unmask`: the ID behind a masked one, off unless the operator allows;
 //! - `params` and `schema`: what the routes share: the query parameters and
 //!   the shapes the document describes.
 
@@ -16,6 +17,7 @@ pub(crate) mod openapi;
 pub(crate) mod params;
 pub(crate) mod read;
 pub(crate) mod schema;
+pub(crate) mod unmask;
 
 use std::sync::Arc;
 
@@ -58,11 +60,13 @@ impl Routes {
     }
 }
 
-/// Every route but the page; `limits` bound what one request may take.
-pub(crate) fn all(limits: &Arc<Limits>) -> Routes {
+/// Every route but the page; `limits` bound what one request may take,
+/// and `allow_unmask` is the operator's word on `/api/v1/unmask/{id}`.
+pub(crate) fn all(limits: &Arc<Limits>, allow_unmask: bool) -> Routes {
     read::routes()
         .merge(ids::routes(Arc::clone(limits)))
         .merge(decode_many::routes(Arc::clone(limits)))
+        .merge(unmask::routes(allow_unmask))
         .merge(health::routes())
         .merge(openapi::routes())
 }

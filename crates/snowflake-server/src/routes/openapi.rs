@@ -42,6 +42,7 @@ pub async fn openapi() -> Response {
         super::read::bounds,
         super::read::layouts,
         super::ids::ids,
+        super::unmask::unmask,
         openapi,
         super::health::healthz,
         super::health::readyz,

@@ -76,7 +76,11 @@ pub async fn serve_until(
         config.loopback_hosts_only = true;
     }
     tracing::info!(%addr, layout = %source.layout(), "listening on http://{addr}/");
-    let state = Arc::new(AppState::new(Arc::clone(&source)));
+    let mut state = AppState::new(Arc::clone(&source));
+    if let Some(masker) = &config.masker {
+        state = state.with_masker(Arc::clone(masker));
+    }
+    let state = Arc::new(state);
     // The recorder folds histogram samples only when asked; without this an
     // unscraped server would hold every sample it ever took.
     let upkeep_state = Arc::clone(&state);

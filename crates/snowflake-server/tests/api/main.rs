@@ -14,6 +14,8 @@ mod connections;
 mod issuing;
 /// The request timeout, the server-wide concurrency limit, the URI limit.
 mod limits;
+/// Masked IDs, and the route that unmasks them where the operator allows.
+mod masking;
 /// Health, readiness, metrics, the OpenAPI document, logs of failures.
 mod operating;
 /// Which pages (CORS) and which host names the service answers.

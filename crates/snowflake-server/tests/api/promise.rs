@@ -14,17 +14,20 @@ use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use snowflake::{Clock, Id, Layout, SharedGenerator, SystemClock, TextForm};
+use snowflake_mask::{MaskKey, Masker};
 use snowflake_server::{AppState, IdSource, Standalone, Unavailable, app};
 use tower::ServiceExt;
 
 use crate::support::*;
 
-/// One way the service hands out IDs: a method, a count and whether the
-/// client asked for one per line. The text form is crossed with each.
+/// One way the service hands out IDs: a method, a count, whether the
+/// client asked for one per line, and whether masked. The text form is
+/// crossed with each.
 struct IssuingPath {
     method: Method,
     count: u64,
     plain: bool,
+    masked: bool,
 }
 
 /// One time unit of twitter's layout holds this many IDs: requests up to it
@@ -33,29 +36,40 @@ const UNIT: u64 = 4096;
 /// The size of a streamed chunk (the server's own constant, not public).
 const CHUNK: u64 = 1024;
 
-/// Every issuing path. A new one (a masked form, another route) joins here.
-const PATHS: &[(&str, &str, u64)] = &[
-    // (route as OpenAPI names it, method, count)
-    ("/api/v1/ids", "GET", 1),
-    ("/api/v1/ids", "POST", 1),
-    ("/api/v1/ids", "POST", 3),
-    ("/api/v1/ids", "GET", UNIT),
-    ("/api/v1/ids", "POST", UNIT + 1),
-    ("/api/v1/ids", "GET", UNIT + 2 * CHUNK + 5),
+/// Every issuing path. A new one (another route, another way of writing
+/// IDs) joins here.
+const PATHS: &[(&str, &str, u64, bool)] = &[
+    // (route as OpenAPI names it, method, count, masked)
+    ("/api/v1/ids", "GET", 1, false),
+    ("/api/v1/ids", "POST", 1, false),
+    ("/api/v1/ids", "POST", 3, false),
+    ("/api/v1/ids", "GET", UNIT, false),
+    ("/api/v1/ids", "POST", UNIT + 1, false),
+    ("/api/v1/ids", "GET", UNIT + 2 * CHUNK + 5, false),
+    ("/api/v1/ids", "GET", 1, true),
+    ("/api/v1/ids", "POST", 3, true),
+    ("/api/v1/ids", "POST", UNIT + 1, true),
 ];
 
 fn paths() -> Vec<IssuingPath> {
     let mut all = Vec::new();
-    for &(_, method, count) in PATHS {
+    for &(_, method, count, masked) in PATHS {
         for plain in [false, true] {
             all.push(IssuingPath {
                 method: Method::from_bytes(method.as_bytes()).unwrap(),
                 count,
                 plain,
+                masked,
             });
         }
     }
     all
+}
+
+/// The key the matrix's service masks with.
+fn masker() -> Arc<Masker> {
+    let key = MaskKey::from_hex(&"5a".repeat(32)).unwrap();
+    Arc::new(Masker::new(&Layout::twitter(), &key).unwrap())
 }
 
 /// The chunks a request is made in: one for a request that fits a time
@@ -169,7 +183,8 @@ struct Received {
 /// Sends `request` and reads the body frame by frame; with [`End::ByClient`]
 /// the right to issue ends after the first frame arrived.
 async fn receive(source: &Arc<EndingSource>, request: Request<Body>, end: End) -> Received {
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let state = AppState::new(source.clone()).with_masker(masker());
+    let router = app(Arc::new(state), &config());
     let response = router.oneshot(request).await.unwrap();
     let status = response.status();
     let mut body = response.into_body();
@@ -232,7 +247,12 @@ fn ids_in(body: &[u8], plain: bool, form: TextForm) -> Vec<Id> {
 }
 
 fn request(path: &IssuingPath, form: TextForm) -> Request<Body> {
-    let uri = format!("/api/v1/ids?count={}&format={}", path.count, form.name());
+    let uri = format!(
+        "/api/v1/ids?count={}&format={}&masked={}",
+        path.count,
+        form.name(),
+        path.masked
+    );
     let mut request = Request::builder().method(path.method.clone()).uri(uri);
     if path.plain {
         request = request.header(header::ACCEPT, "text/plain");
@@ -257,13 +277,20 @@ async fn no_id_made_after_the_right_to_issue_ended_reaches_a_client() {
         for form in TextForm::ALL {
             for end in endings(path.count) {
                 let what = format!(
-                    "{} count={} plain={} {form:?}, ending {end:?}",
-                    path.method, path.count, path.plain
+                    "{} count={} plain={} masked={} {form:?}, ending {end:?}",
+                    path.method, path.count, path.plain, path.masked
                 );
                 let source = EndingSource::new(end);
                 let before = source.issued();
                 let got = receive(&source, request(&path, form), end).await;
-                let ids = ids_in(&got.body, path.plain, form);
+                let mut ids = ids_in(&got.body, path.plain, form);
+                if path.masked {
+                    let masker = masker();
+                    ids = ids
+                        .into_iter()
+                        .map(|id| masker.unmask(id).unwrap())
+                        .collect();
+                }
                 let cleared = source.cleared.load(SeqCst) - before;
                 assert!(
                     ids.len() as u64 <= cleared,
@@ -311,7 +338,7 @@ async fn no_id_made_after_the_right_to_issue_ended_reaches_a_client() {
     }
     // Every path crossed with every form and ending (a table that shrank by
     // accident would pass the loop above).
-    assert!(cases >= 6 * 2 * 5 * 4, "only {cases} cases ran");
+    assert!(cases >= PATHS.len() * 2 * 5 * 4, "only {cases} cases ran");
 }
 
 /// Each check that ends the right to issue is reached: the endings above
@@ -341,8 +368,14 @@ async fn every_route_that_issues_is_in_the_matrix() {
     let mut issuing = BTreeSet::new();
     for (path, operations) in doc["paths"].as_object().unwrap() {
         for method in operations.as_object().unwrap().keys() {
+            // Every route answering: with a key, and unmasking allowed.
             let source = Standalone::new(generator_on(Arc::new(SystemClock)));
-            let router = app(Arc::new(AppState::new(source.clone())), &config());
+            let state = AppState::new(source.clone()).with_masker(masker());
+            let everything = snowflake_server::Config {
+                allow_unmask: true,
+                ..config()
+            };
+            let router = app(Arc::new(state), &everything);
             let before = source.generator().stats().issued;
             // Every required parameter at the document's own example.
             let mut uri = path.replace("{id}", "4194439168");
@@ -381,7 +414,7 @@ async fn every_route_that_issues_is_in_the_matrix() {
     }
     let listed: BTreeSet<(String, String)> = PATHS
         .iter()
-        .map(|(route, method, _)| (route.to_string(), method.to_string()))
+        .map(|(route, method, _, _)| (route.to_string(), method.to_string()))
         .collect();
     assert_eq!(
         issuing, listed,
