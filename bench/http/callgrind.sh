@@ -62,7 +62,7 @@ total() {
 
 # The connection's task in each server: axum::serve's, and ours (serve.rs).
 BARE_TASK='axum::serve::handle_connection::\{\{closure\}\}::\{\{closure\}\} '
-OURS_TASK='snowflake_server::serve::connection::\{\{closure\}\} '
+OURS_TASK='snowflake_server::serve::connection::connection::\{\{closure\}\} '
 
 per() { python3 -c "print(round(($2 - $1) / ($LARGE - $SMALL)))"; }
 
