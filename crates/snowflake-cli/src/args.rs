@@ -577,6 +577,18 @@ pub struct ServeArgs {
     /// only for a service that trusted callers alone can reach.
     #[arg(long, env = "SNOWFLAKE_ALLOW_UNMASK", requires = "mask_key_file")]
     pub allow_unmask: bool,
+    /// Fail readiness while the kernel says the clock is not synchronised,
+    /// or puts its maximum error above MAX_ERROR_MS (default 100). Without
+    /// it, the clock is only reported (in /readyz, /metrics and the log).
+    #[arg(
+        long,
+        value_name = "MAX_ERROR_MS",
+        env = "SNOWFLAKE_REQUIRE_CLOCK_SYNC",
+        num_args = 0..=1,
+        default_missing_value = "100",
+        value_parser = clock_error_ms
+    )]
+    pub require_clock_sync: Option<u64>,
     /// A host name to answer to besides loopback ones when listening on
     /// loopback (a name in /etc/hosts, say); repeat for more.
     #[arg(
@@ -787,6 +799,14 @@ impl NowArgs {
             None => Ok(clock.now_ms()),
         }
     }
+}
+
+fn clock_error_ms(text: &str) -> Result<u64, String> {
+    whole_in(
+        text,
+        1..=86_400_000,
+        "a maximum clock error is 1 to 86400000 milliseconds (a day)",
+    )
 }
 
 fn rate(text: &str) -> Result<u64, String> {

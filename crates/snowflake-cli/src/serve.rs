@@ -50,6 +50,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         http2: args.http2,
         allow_unmask: args.allow_unmask,
         masker,
+        require_clock_sync: args.require_clock_sync,
     };
     init_logging(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()

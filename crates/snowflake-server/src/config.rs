@@ -58,6 +58,10 @@ pub struct Config {
     /// operator's key for the source's layout; `None`: no key, and
     /// `masked=true` is refused.
     pub masker: Option<Arc<Masker>>,
+    /// Readiness fails while the kernel says the clock is not synchronised
+    /// or puts its maximum error above this many milliseconds; `None`
+    /// (the default): the clock is only reported.
+    pub require_clock_sync: Option<u64>,
 }
 
 impl Config {
@@ -106,6 +110,7 @@ impl Default for Config {
             http2: false,
             allow_unmask: false,
             masker: None,
+            require_clock_sync: None,
         }
     }
 }

@@ -31,6 +31,7 @@
 mod app;
 pub mod bulk;
 mod chunks;
+mod clock_health;
 mod config;
 mod edge;
 pub mod input;
@@ -44,6 +45,7 @@ mod state;
 mod telemetry;
 
 pub use app::app;
+pub use clock_health::{KernelClock, KernelClockReader};
 pub use config::Config;
 pub use page::{content_security_policy, standalone_page};
 pub use problem::Problem;

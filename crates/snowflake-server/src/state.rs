@@ -8,6 +8,8 @@ use axum::body::Body;
 use snowflake::{Clock, ErrorKind, Layout, SharedGenerator};
 use snowflake_mask::Masker;
 
+use crate::clock_health::{KernelClock, KernelClockReader};
+
 use crate::issue::{self, Framing, Limits, MakeChunk};
 use crate::problem::Problem;
 use crate::source::{IdSource, Unavailable};
@@ -29,6 +31,11 @@ pub struct AppState {
     /// The keyed permutation IDs are shown through when a client asks for
     /// them masked; `None` when the operator gave no key.
     masker: Option<Arc<Masker>>,
+    /// Where the kernel's view of the clock is read from.
+    kernel_clock: KernelClockReader,
+    /// The largest clock error readiness accepts, in ms, if the operator
+    /// requires a synchronised clock.
+    clock_requirement: Option<u64>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -61,6 +68,8 @@ impl AppState {
             inline_count: layout.ids_per_tick().unwrap_or(1),
             store_failing: AtomicBool::new(false),
             masker: None,
+            kernel_clock: KernelClock::reader(),
+            clock_requirement: None,
             telemetry: Telemetry::new(),
             source,
         }
@@ -71,6 +80,20 @@ impl AppState {
     /// `/api/v1/unmask/{id}`. The masker must be for the source's layout.
     pub fn with_masker(mut self, masker: Arc<Masker>) -> Self {
         self.masker = Some(masker);
+        self
+    }
+
+    /// The state, reading the kernel's view of the clock from `reader`
+    /// instead of the kernel (a test's fake clock).
+    pub fn with_kernel_clock(mut self, reader: KernelClockReader) -> Self {
+        self.kernel_clock = reader;
+        self
+    }
+
+    /// The state, ready only while the kernel says the clock is
+    /// synchronised with a maximum error of at most `max_error_ms`.
+    pub fn requiring_clock_sync(mut self, max_error_ms: u64) -> Self {
+        self.clock_requirement = Some(max_error_ms);
         self
     }
 
@@ -127,17 +150,48 @@ impl AppState {
 
     /// Whether the node can issue now: the readiness body, or why not. After
     /// a failed mark write it issues one ID as a probe, since only a write
-    /// shows whether the store works again.
+    /// shows whether the store works again. The body says what the kernel
+    /// says of the clock and how long the layout has left; the clock fails
+    /// readiness only where the operator requires it synchronised.
     pub fn ready(&self) -> Result<serde_json::Value, Problem> {
         if self.store_failing.load(Ordering::Relaxed) {
             self.with_generator(|g| g.next_id())?;
         } else {
             self.with_generator(|g| g.ready())?;
         }
+        let clock = (self.kernel_clock)();
+        if let Some(max_error_ms) = self.clock_requirement {
+            let short = match &clock {
+                Some(clock) => clock.falls_short_of(max_error_ms),
+                None => Some(
+                    "the kernel's view of the clock cannot be read; this service requires \
+                     it synchronised (--require-clock-sync)"
+                        .to_string(),
+                ),
+            };
+            if let Some(why) = short {
+                return Err(Problem::unavailable(why));
+            }
+        }
         let mut body = serde_json::Map::new();
         body.insert("status".into(), "ready".into());
         body.extend(self.source.status());
+        body.insert(
+            "clock".into(),
+            clock.map_or(serde_json::Value::Null, |c| c.to_json()),
+        );
+        body.insert("time_left".into(), serde_json::json!(self.time_left()));
         Ok(serde_json::Value::Object(body))
+    }
+
+    /// How long the layout has left, from the clock's now.
+    pub(crate) fn time_left(&self) -> snowflake::TimeLeft {
+        self.layout().time_left(self.clock().now_ms())
+    }
+
+    /// What the kernel says of the clock now.
+    pub(crate) fn kernel_clock(&self) -> Option<KernelClock> {
+        (self.kernel_clock)()
     }
 
     /// Whether a request for `count` IDs is streamed: more than one time
@@ -174,6 +228,23 @@ impl AppState {
         if let Ok(generator) = self.source.current() {
             self.telemetry.publish_generator(&generator.stats());
         }
+        let time_left = self.time_left();
+        let clock = self.kernel_clock();
+        self.telemetry.scope(|| {
+            metrics::gauge!("snowflake_layout_time_left_seconds")
+                .set(time_left.ms() as f64 / 1000.0);
+            if let Some(clock) = clock {
+                metrics::gauge!("snowflake_clock_synchronised").set(if clock.synchronised {
+                    1.0
+                } else {
+                    0.0
+                });
+                metrics::gauge!("snowflake_clock_max_error_seconds").set(clock.max_error_ms / 1e3);
+                metrics::gauge!("snowflake_clock_estimated_error_seconds")
+                    .set(clock.estimated_error_ms / 1e3);
+                metrics::gauge!("snowflake_clock_offset_seconds").set(clock.offset_ms / 1e3);
+            }
+        });
     }
 }
 

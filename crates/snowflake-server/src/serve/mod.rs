@@ -80,7 +80,11 @@ pub async fn serve_until(
     if let Some(masker) = &config.masker {
         state = state.with_masker(Arc::clone(masker));
     }
+    if let Some(max_error_ms) = config.require_clock_sync {
+        state = state.requiring_clock_sync(max_error_ms);
+    }
     let state = Arc::new(state);
+    report_clock_and_lifetime(&state);
     // The recorder folds histogram samples only when asked; without this an
     // unscraped server would hold every sample it ever took.
     let upkeep_state = Arc::clone(&state);
@@ -100,6 +104,33 @@ pub async fn serve_until(
     served.map_err(ServeError::Io)?;
     tracing::info!("shutting down");
     source.shutdown().await.map_err(ServeError::Shutdown)
+}
+
+/// One line on what the kernel says of the clock, and a warning if the
+/// layout has less than a year left: what an operator should know before
+/// the first ID.
+fn report_clock_and_lifetime(state: &AppState) {
+    match state.kernel_clock() {
+        Some(clock) if clock.synchronised => tracing::info!(
+            max_error_ms = clock.max_error_ms,
+            estimated_error_ms = clock.estimated_error_ms,
+            offset_ms = clock.offset_ms,
+            "the kernel says the clock is synchronised"
+        ),
+        Some(clock) => tracing::warn!(
+            max_error_ms = clock.max_error_ms,
+            "the kernel says the clock is not synchronised; IDs from nodes whose clocks \
+             disagree do not sort by time (--require-clock-sync makes readiness wait for it)"
+        ),
+        None => tracing::info!("the kernel's view of the clock cannot be read here"),
+    }
+    let left = state.time_left();
+    if left.is_short() {
+        tracing::warn!(
+            runs_out_ms = left.runs_out_ms(),
+            "the layout's time field runs out in {left}: plan a new layout (snowflake plan)"
+        );
+    }
 }
 
 /// The clock must read a time the layout holds, or every request would fail.

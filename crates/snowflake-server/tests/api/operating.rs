@@ -234,3 +234,113 @@ async fn made_up_methods_and_paths_do_not_grow_the_metrics() {
         after.len()
     );
 }
+
+/// `/readyz` says what the kernel says of the clock and how long the layout
+/// has left; by default an unsynchronised clock is reported, not refused.
+/// Required in sync, readiness fails while the kernel says otherwise or the
+/// error is above the bound, and recovers when it is within it.
+#[tokio::test]
+async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
+    use snowflake_server::KernelClock;
+    use std::sync::Mutex;
+    let reading = Arc::new(Mutex::new(KernelClock {
+        synchronised: false,
+        max_error_ms: 16000.0,
+        estimated_error_ms: 16000.0,
+        offset_ms: 0.0,
+    }));
+    let fake = {
+        let reading = Arc::clone(&reading);
+        Arc::new(move || Some(*reading.lock().unwrap())) as snowflake_server::KernelClockReader
+    };
+    let readyz = |state: AppState| async move {
+        let router = app(Arc::new(state), &config());
+        let (status, body) = text_of(
+            &router,
+            Request::get("/readyz").body(Body::empty()).unwrap(),
+        )
+        .await;
+        (status, serde_json::from_str::<Value>(&body).unwrap())
+    };
+    // Reported only.
+    let (status, v) = readyz(AppState::new(standalone()).with_kernel_clock(fake.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["clock"]["synchronised"], false);
+    assert_eq!(v["clock"]["max_error_ms"], 16000.0);
+    let left = &v["time_left"];
+    assert_eq!(left["runs_out"], "2080-07-10T17:30:30.209Z", "{v}");
+    assert!(left["years_left"].as_f64().unwrap() > 50.0, "{v}");
+    assert_eq!(left["short"], false);
+    // Required within 100 ms.
+    let required = || {
+        AppState::new(standalone())
+            .with_kernel_clock(fake.clone())
+            .requiring_clock_sync(100)
+    };
+    let (status, v) = readyz(required()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+    assert!(
+        v["detail"].as_str().unwrap().contains("not synchronised"),
+        "{v}"
+    );
+    *reading.lock().unwrap() = KernelClock {
+        synchronised: true,
+        max_error_ms: 250.0,
+        estimated_error_ms: 3.0,
+        offset_ms: 0.2,
+    };
+    let (status, v) = readyz(required()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+    assert!(v["detail"].as_str().unwrap().contains("250 ms"), "{v}");
+    reading.lock().unwrap().max_error_ms = 40.0;
+    let (status, v) = readyz(required()).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["clock"]["synchronised"], true);
+    // Metrics carry the same.
+    let router = app(
+        Arc::new(AppState::new(standalone()).with_kernel_clock(fake)),
+        &config(),
+    );
+    let (_, metrics) = text_of(
+        &router,
+        Request::get("/metrics").body(Body::empty()).unwrap(),
+    )
+    .await;
+    for needle in [
+        "snowflake_clock_synchronised 1",
+        "snowflake_clock_max_error_seconds 0.04",
+        "snowflake_layout_time_left_seconds ",
+    ] {
+        assert!(metrics.contains(needle), "{needle} in {metrics}");
+    }
+}
+
+/// A layout with less than a year left says so in `/readyz`.
+#[tokio::test]
+async fn readiness_says_when_the_layout_runs_out_within_a_year() {
+    // 2^35 ms is about 1.09 years: an epoch a year before the clock's now
+    // leaves about a month.
+    let clock: Arc<dyn snowflake::Clock> = Arc::new(snowflake::ManualClock::new(1_700_000_000_000));
+    let layout = snowflake::Layout::parse("time:35,node:8,sequence:12")
+        .unwrap()
+        .with_epoch_ms(1_700_000_000_000 - 365 * 86_400_000)
+        .unwrap();
+    let generator = snowflake::Generator::builder(layout)
+        .node(&[("node", 1)])
+        .clock(clock)
+        .build()
+        .unwrap();
+    let router = app(
+        Arc::new(AppState::new(snowflake_server::Standalone::new(generator))),
+        &config(),
+    );
+    let (status, body) = text_of(
+        &router,
+        Request::get("/readyz").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["time_left"]["short"], true, "{v}");
+    assert!(v["time_left"]["years_left"].as_f64().unwrap() < 1.0, "{v}");
+}
