@@ -8,13 +8,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use snowflake::UnixMillis;
 
-pub fn snowflake() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
-    cmd.env_remove("SNOWFLAKE_LAYOUT")
-        .env_remove("SNOWFLAKE_EPOCH")
-        .env_remove("SNOWFLAKE_TICK_MS");
-    cmd
-}
+pub use crate::support::snowflake;
 
 /// The script `snowflake sql` prints for these arguments.
 pub fn sql_of(args: &[&str]) -> String {

@@ -1,6 +1,9 @@
+//! `plan`: proposals and checks against hand-worked layouts, and the
+//! planned layout fed back to the other commands.
+
 use serde_json::Value;
 
-use crate::support::ops::{snowflake, stdout_of};
+use crate::support::{snowflake, stdout_of};
 
 /// The JSON of a plan run that must exit with `code`.
 fn plan_json(args: &[&str], code: i32) -> Value {
