@@ -16,6 +16,19 @@ use crate::support::{
     Generating, Printed, Scratch, command, path_arg, snowflake, stdout_of, wait_for,
 };
 
+/// 16 IDs a millisecond, so that a busy run prints a few thousand lines a
+/// second rather than millions, and writes its mark about twice a second.
+const SLOW_LAYOUT: &str = "time:41,node:18,sequence:4";
+
+/// `generate -n count` of [`SLOW_LAYOUT`] on `state`.
+fn generate_slowly(state: &Path, count: &str) -> Command {
+    let mut cmd = command();
+    cmd.args(["generate", "-n", count, "--layout", SLOW_LAYOUT])
+        .args(["--epoch", "1288834974657", "--state-file"])
+        .arg(state);
+    cmd
+}
+
 /// Only the state file can make this pass: the mark is raised ahead of the
 /// clock between the runs, so a rerun that ignored the file would issue IDs
 /// below it, and a mark beyond what a restart waits out stops the rerun.
@@ -189,19 +202,6 @@ fn a_planted_link_or_fifo_at_the_state_file_is_refused() {
     stdout_of(&["generate", "-n", "10", "--state-file", path_arg(&state)]);
     assert!(FileMarkStore::new(&state).load().unwrap().is_some());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
-}
-
-/// 16 IDs a millisecond, so that a busy run prints a few thousand lines a
-/// second rather than millions, and writes its mark about twice a second.
-const SLOW_LAYOUT: &str = "time:41,node:18,sequence:4";
-
-/// `generate -n count` of [`SLOW_LAYOUT`] on `state`.
-fn generate_slowly(state: &Path, count: &str) -> Command {
-    let mut cmd = command();
-    cmd.args(["generate", "-n", count, "--layout", SLOW_LAYOUT])
-        .args(["--epoch", "1288834974657", "--state-file"])
-        .arg(state);
-    cmd
 }
 
 /// The first process issues without pause; its lock file is removed; a
