@@ -8,38 +8,17 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use snowflake::UnixMillis;
 
-pub fn snowflake() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
-    cmd.env_remove("SNOWFLAKE_LAYOUT")
-        .env_remove("SNOWFLAKE_EPOCH")
-        .env_remove("SNOWFLAKE_TICK_MS");
-    cmd
-}
+pub use crate::support::snowflake;
+use crate::support::{stderr_of, stdout_of};
 
 /// The script `snowflake sql` prints for these arguments.
 pub fn sql_of(args: &[&str]) -> String {
-    let out = snowflake()
-        .arg("sql")
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
+    stdout_of(&[&["sql"], args].concat())
 }
 
-/// One line on stderr and exit status 2.
+/// One line on stderr, nothing on stdout and exit status 2.
 pub fn refusal(args: &[&str]) -> String {
-    let out = snowflake()
-        .arg("sql")
-        .args(args)
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = stderr_of(&[&["sql"], args].concat(), 2);
     assert_eq!(err.lines().count(), 1, "{err}");
     err
 }

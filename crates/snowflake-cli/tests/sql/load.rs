@@ -4,6 +4,7 @@
 //! every ID they got must show.
 
 use crate::db::{Db, Place, snowflake};
+use crate::support::Printed;
 
 /// How a statement took its ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,15 +205,12 @@ pub fn assert_no_duplicates(all: &[Taken]) {
 /// header row and one row an ID.
 pub fn decode(layout: &[&str], all: &[Taken]) -> String {
     let input: String = all.iter().map(|t| format!("{}\n", t.id as u64)).collect();
-    let out = snowflake()
+    snowflake()
         .args(["decode", "--csv"])
         .args(layout)
         .arg("-")
         .write_stdin(input)
         .assert()
         .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
+        .stdout_text()
 }

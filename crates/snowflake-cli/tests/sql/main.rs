@@ -8,6 +8,9 @@
 //! test` lists the database tests as ignored; asked to run without those
 //! variables, they fail and say why.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 /// The `snowflake` command and the database clients; restarts.
 mod db;
 /// The read functions: the shared vectors, errors, purity.

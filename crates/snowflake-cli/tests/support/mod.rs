@@ -1,49 +1,27 @@
-//! Helpers the end-to-end tests share: a served binary on port 0, free
-//! ports (for etcd, which cannot be handed a bound socket) and plain
-//! HTTP/1.1 over a real socket.
+//! Helpers the CLI crate's test binaries share (`cli`, `sql`, `cluster`),
+//! one concern a file, re-exported flat.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
+// Each binary uses some of them: what one leaves unused is not dead.
+#![allow(dead_code, unused_imports)]
 
-#[allow(dead_code)]
+/// The binary with every `SNOWFLAKE_*` setting removed; what a run printed.
+pub mod command;
+/// Dumps of IDs with faults planted at known counts, for `audit`.
+pub mod dump;
+/// A `generate` that runs while the test acts, its IDs read as they come.
+pub mod generating;
+/// Plain HTTP/1.1 over a real socket; free ports for etcd.
+pub mod http;
+/// Polling with a deadline.
+pub mod poll;
+/// Scratch directories removed however the test ends.
+pub mod scratch;
+/// `snowflake serve` on port 0, its address read from its log.
 pub mod served;
 
-/// A loopback port nobody listens on right now: for etcd, which cannot be
-/// handed a bound socket (the cluster tests retry on a port taken since).
-#[allow(dead_code)]
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// One HTTP/1.1 request; `None` when the peer does not answer in time.
-pub fn http(addr: &str, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    let mut stream =
-        TcpStream::connect_timeout(&addr.parse().ok()?, Duration::from_secs(1)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    stream
-        .set_write_timeout(Some(Duration::from_secs(2)))
-        .ok()?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    let status = response.get(9..12)?.parse().ok()?;
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())?;
-    Some((status, body))
-}
-
-/// Helpers of the operators' tools' tests: the command, planted dumps, a
-/// served binary.
-#[allow(dead_code)]
-pub mod ops;
+pub use command::{Printed, command, snowflake, stderr_of, stdout_of};
+pub use generating::Generating;
+pub use http::{free_port, http};
+pub use poll::wait_for;
+pub use scratch::{Scratch, path_arg};
+pub use served::Served;

@@ -8,17 +8,35 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// A running `snowflake serve` and where it listens.
+/// A running `snowflake serve` and where it listens. Dropped without
+/// [`Served::terminate`] (a test that failed first), it is killed.
 pub struct Served {
     child: Child,
     /// `127.0.0.1:PORT`.
     pub addr: String,
-    logs: JoinHandle<String>,
+    logs: Option<JoinHandle<String>>,
 }
 
 impl Served {
-    /// Starts `command` (a `snowflake serve` told `--listen 127.0.0.1:0`)
-    /// and waits, at most 20 s, for the line saying where it listens.
+    /// `snowflake serve` told to listen on 127.0.0.1:0 (through
+    /// `SNOWFLAKE_LISTEN`, so that `--listen` may still be given), its
+    /// environment otherwise clean: add arguments and settings, then
+    /// [`Served::start`] it.
+    pub fn command() -> Command {
+        let mut command = super::command();
+        command.arg("serve").env("SNOWFLAKE_LISTEN", "127.0.0.1:0");
+        command
+    }
+
+    /// [`Served::command`] with `args`, started.
+    pub fn with_args(args: &[&str]) -> Served {
+        let mut command = Served::command();
+        command.args(args);
+        Served::start(command)
+    }
+
+    /// Starts `command` (a `snowflake serve` on port 0) and waits, at most
+    /// 20 s, for the line saying where it listens.
     pub fn start(mut command: Command) -> Served {
         let mut child = command
             .stdout(Stdio::null())
@@ -27,6 +45,8 @@ impl Served {
             .unwrap();
         let stderr = child.stderr.take().unwrap();
         let (found, address) = mpsc::channel();
+        // The whole log is read as it comes, so that a chatty server never
+        // blocks on a full pipe.
         let logs = std::thread::spawn(move || {
             let mut all = String::new();
             for line in BufReader::new(stderr).lines() {
@@ -42,7 +62,11 @@ impl Served {
             all
         });
         match address.recv_timeout(Duration::from_secs(20)) {
-            Ok(addr) => Served { child, addr, logs },
+            Ok(addr) => Served {
+                child,
+                addr,
+                logs: Some(logs),
+            },
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -67,8 +91,17 @@ impl Served {
             .unwrap();
         assert!(kill.success());
         let status = self.child.wait().unwrap();
-        let logs = self.logs.join().unwrap();
+        let logs = self.logs.take().unwrap().join().unwrap();
         assert!(status.success(), "{status:?}\n{logs}");
         logs
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // After terminate() the child is reaped and std sends no signal (its
+        // PID may be another process's by now).
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use snowflake::{Clock, FileMarkStore, Generator, Layout, SystemClock};
+use snowflake::{Clock, FileMarkStore, Generator, Layout, MarkStore, SystemClock};
 use snowflake_server::{AppState, Standalone, app};
 use tower::ServiceExt;
 
@@ -74,9 +75,8 @@ async fn ids_default_count_plain_text_and_limits() {
 async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
     // A state file whose mark lies an hour ahead: the generator refuses to
     // start, so the service cannot be built with it at all.
-    let dir = std::env::temp_dir().join(format!("snowflake-server-ahead-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("mark");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mark");
     let ahead = snowflake::Clock::now_ms(&snowflake::SystemClock) + 3_600_000;
     std::fs::write(&path, format!("{ahead}\n")).unwrap();
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -90,7 +90,6 @@ async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
         err.to_string().contains("behind the high-water mark"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The clock steps back beyond the tolerance: not ready, and IDs are a 503
@@ -267,7 +266,7 @@ struct Flaky {
     failing: std::sync::atomic::AtomicBool,
 }
 
-impl snowflake::MarkStore for Flaky {
+impl MarkStore for Flaky {
     fn load(&self) -> Result<Option<i64>, snowflake::Error> {
         Ok(None)
     }
@@ -280,6 +279,50 @@ impl snowflake::MarkStore for Flaky {
     }
 }
 
+/// The service over a generator of [`NODE`] whose mark goes to `store`,
+/// topped up every few milliseconds (a reserve of 2 ms).
+fn over_store(store: impl MarkStore + 'static) -> Router {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let generator = Generator::builder(Layout::twitter())
+        .node(&NODE)
+        .clock(clock)
+        .store(store)
+        .reserve_ms(2)
+        .build()
+        .unwrap();
+    app(
+        Arc::new(AppState::new(Standalone::new(generator))),
+        &config(),
+    )
+}
+
+/// A GET through `router`: its status, and whether it says when to retry.
+async fn call(router: &Router, uri: &str) -> (StatusCode, bool) {
+    let response = router
+        .clone()
+        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    (
+        response.status(),
+        response.headers().contains_key(header::RETRY_AFTER),
+    )
+}
+
+/// The first answer to `GET /api/v1/ids` that is a 503, asked up to 200
+/// times a millisecond apart: with the mark topped up every few
+/// milliseconds, a write is due and fails well within that.
+async fn first_refusal(router: &Router) -> Option<(StatusCode, bool)> {
+    for _ in 0..200 {
+        let answer = call(router, "/api/v1/ids").await;
+        if answer.0 == StatusCode::SERVICE_UNAVAILABLE {
+            return Some(answer);
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    None
+}
+
 /// A store that cannot write for a while (a full disk): IDs are a 503 that
 /// asks to retry, readiness fails, and both recover without a restart once
 /// the store works again.
@@ -287,53 +330,21 @@ impl snowflake::MarkStore for Flaky {
 async fn a_store_that_fails_for_a_while_fails_readiness_until_it_works() {
     use std::sync::atomic::Ordering::SeqCst;
     let store = Arc::new(Flaky::default());
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let generator = Generator::builder(Layout::twitter())
-        .node(&NODE)
-        .clock(clock)
-        .store(Arc::clone(&store))
-        .reserve_ms(2)
-        .build()
-        .unwrap();
-    let router = app(
-        Arc::new(AppState::new(Standalone::new(generator))),
-        &config(),
-    );
-    let call = |uri: &'static str| {
-        let router = router.clone();
-        async move {
-            let response = router
-                .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-                .await
-                .unwrap();
-            (
-                response.status(),
-                response.headers().contains_key(header::RETRY_AFTER),
-            )
-        }
-    };
-    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+    let router = over_store(Arc::clone(&store));
+    assert_eq!(call(&router, "/api/v1/ids").await.0, StatusCode::OK);
     store.failing.store(true, SeqCst);
-    // The mark is topped up every few milliseconds here; within 200 ms a
-    // write is due and fails.
-    let mut refused = None;
-    for _ in 0..200 {
-        let answer = call("/api/v1/ids").await;
-        if answer.0 == StatusCode::SERVICE_UNAVAILABLE {
-            refused = Some(answer);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
     assert_eq!(
-        refused,
+        first_refusal(&router).await,
         Some((StatusCode::SERVICE_UNAVAILABLE, true)),
         "issuing never failed, or failed without Retry-After"
     );
-    assert_eq!(call("/readyz").await.0, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        call(&router, "/readyz").await.0,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
     store.failing.store(false, SeqCst);
-    assert_eq!(call("/readyz").await.0, StatusCode::OK);
-    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
+    assert_eq!(call(&router, "/readyz").await.0, StatusCode::OK);
+    assert_eq!(call(&router, "/api/v1/ids").await.0, StatusCode::OK);
 }
 
 /// A state file whose directory went away, lock file and all: another
@@ -341,56 +352,25 @@ async fn a_store_that_fails_for_a_while_fails_readiness_until_it_works() {
 /// without Retry-After, and stays stopped when the directory comes back.
 #[tokio::test]
 async fn a_state_file_that_went_away_stops_issuing_until_the_operator_acts() {
-    let dir = std::env::temp_dir().join(format!("snowflake-ready-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let generator = Generator::builder(Layout::twitter())
-        .node(&NODE)
-        .clock(clock)
-        .store(FileMarkStore::new(dir.join("mark")))
-        .reserve_ms(2)
-        .build()
-        .unwrap();
-    let router = app(
-        Arc::new(AppState::new(Standalone::new(generator))),
-        &config(),
+    let dir = tempfile::tempdir().unwrap();
+    let router = over_store(FileMarkStore::new(dir.path().join("mark")));
+    assert_eq!(call(&router, "/api/v1/ids").await.0, StatusCode::OK);
+    assert_eq!(call(&router, "/readyz").await.0, StatusCode::OK);
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    assert!(
+        first_refusal(&router).await.is_some(),
+        "issuing never failed after the directory went"
     );
-    let call = |uri: &'static str| {
-        let router = router.clone();
-        async move {
-            let response = router
-                .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-                .await
-                .unwrap();
-            (
-                response.status(),
-                response.headers().contains_key(header::RETRY_AFTER),
-            )
-        }
-    };
-    assert_eq!(call("/api/v1/ids").await.0, StatusCode::OK);
-    assert_eq!(call("/readyz").await.0, StatusCode::OK);
-    std::fs::remove_dir_all(&dir).unwrap();
-    let mut refused = false;
-    for _ in 0..200 {
-        if call("/api/v1/ids").await.0 == StatusCode::SERVICE_UNAVAILABLE {
-            refused = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
-    assert!(refused, "issuing never failed after the directory went");
     // The first failure may be the write itself; once the store sees its
     // lock file gone, the refusal is for good and asks no one to retry.
-    std::fs::create_dir_all(&dir).unwrap();
-    call("/api/v1/ids").await;
+    std::fs::create_dir_all(dir.path()).unwrap();
+    call(&router, "/api/v1/ids").await;
     assert_eq!(
-        call("/readyz").await,
+        call(&router, "/readyz").await,
         (StatusCode::SERVICE_UNAVAILABLE, false)
     );
     assert_eq!(
-        call("/api/v1/ids").await,
+        call(&router, "/api/v1/ids").await,
         (StatusCode::SERVICE_UNAVAILABLE, false)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

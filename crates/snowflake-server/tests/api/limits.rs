@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{Method, Request, StatusCode, header};
-use http_body_util::BodyExt;
+use axum::http::{Method, Request, StatusCode};
 use snowflake_server::{AppState, Config, app};
 use tower::ServiceExt;
 
@@ -43,24 +42,7 @@ async fn slow_requests_time_out_as_problems() {
         .unwrap();
     // The first, once it started, is not cut off: its work ran to the end.
     assert_eq!(first.await.unwrap().unwrap().status(), StatusCode::OK);
-    let status = response.status();
-    let content_type = response.headers()[header::CONTENT_TYPE]
-        .to_str()
-        .unwrap()
-        .to_string();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .unwrap()
-        .to_bytes()
-        .to_vec();
-    let reply = Reply {
-        status,
-        content_type,
-        headers: Default::default(),
-        body,
-    };
+    let reply = Reply::of(response).await;
     assert_problem(&reply, StatusCode::REQUEST_TIMEOUT, None, "too long");
 }
 

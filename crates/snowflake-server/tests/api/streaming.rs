@@ -4,7 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::Router;
+use axum::body::{Body, Bytes};
 use axum::http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use snowflake_server::{AppState, Config, app};
@@ -12,11 +13,9 @@ use tower::ServiceExt;
 
 use crate::support::*;
 
-#[tokio::test]
-async fn a_client_that_leaves_stops_a_large_request() {
-    let source = standalone();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
-    let before = source.generator().stats().issued;
+/// A request for 100,000 IDs through `router`, answered 200: its body, and
+/// the first chunk read from it.
+async fn large_request_begun(router: Router) -> (Body, Bytes) {
     let response = router
         .oneshot(
             Request::post("/api/v1/ids?count=100000")
@@ -28,6 +27,15 @@ async fn a_client_that_leaves_stops_a_large_request() {
     assert_eq!(response.status(), StatusCode::OK);
     let mut body = response.into_body();
     let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    (body, first)
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_stops_a_large_request() {
+    let source = standalone();
+    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let before = source.generator().stats().issued;
+    let (body, first) = large_request_begun(router).await;
     assert!(first.starts_with(b"{\"layout\":\"twitter\",\"ids\":[\""));
     drop(body);
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -131,17 +139,7 @@ async fn a_stream_not_read_in_time_is_cut_off_and_stops_issuing() {
     };
     let router = app(Arc::new(AppState::new(source.clone())), &config);
     let before = source.generator().stats().issued;
-    let response = router
-        .oneshot(
-            Request::post("/api/v1/ids?count=100000")
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let mut body = response.into_body();
-    body.frame().await.unwrap().unwrap();
+    let (mut body, _) = large_request_begun(router).await;
     // The reader stalls past the deadline, then tries to go on.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut ended_in_error = false;

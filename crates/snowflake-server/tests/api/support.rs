@@ -21,6 +21,29 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The whole answer, its body read to the end.
+    pub async fn of(response: axum::response::Response) -> Reply {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        Reply {
+            status,
+            content_type,
+            headers,
+            body,
+        }
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&self.body)))
@@ -52,26 +75,7 @@ pub fn standalone() -> Arc<Standalone> {
 
 pub async fn send_with(config: &Config, request: Request<Body>) -> Reply {
     let router = app(Arc::new(AppState::new(standalone())), config);
-    let response = router.oneshot(request).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .unwrap()
-        .to_bytes()
-        .to_vec();
-    Reply {
-        status,
-        content_type,
-        headers,
-        body,
-    }
+    Reply::of(router.oneshot(request).await.unwrap()).await
 }
 
 pub async fn get(uri: &str) -> Reply {

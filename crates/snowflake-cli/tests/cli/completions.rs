@@ -3,25 +3,14 @@
 //! has no PowerShell), the man page by `man` and `groff`. bash is on every
 //! Debian machine; `scripts/sql-test` installs zsh, fish, man and groff.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn snowflake(args: &[&str]) -> String {
-    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
-    let out = cmd
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
-}
+use crate::support::{Scratch, path_arg, stderr_of, stdout_of};
 
 /// The subcommands, as `snowflake --help` lists them, so that a new one is
 /// checked without touching this file.
 fn subcommands() -> Vec<String> {
-    let help = snowflake(&["--help"]);
+    let help = stdout_of(&["--help"]);
     let names: Vec<String> = help
         .lines()
         .skip_while(|l| !l.starts_with("Commands:"))
@@ -40,41 +29,11 @@ fn subcommands() -> Vec<String> {
     names
 }
 
-/// A file in a directory of its own, removed with it when dropped.
-struct Scratch {
-    dir: PathBuf,
-    path: PathBuf,
-}
-
-impl Scratch {
-    fn new(name: &str, text: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!(
-            "snowflake-{}-{}",
-            std::process::id(),
-            name.replace('.', "-")
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        Scratch { dir, path }
-    }
-
-    fn path(&self) -> &str {
-        self.path.to_str().unwrap()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// The script in a file, for the shell to read.
-fn script_file(shell: &str) -> Scratch {
-    let text = snowflake(&["completions", shell]);
+/// The script in a file in `dir`, for the shell to read; its path.
+fn script_file(dir: &Scratch, shell: &str) -> String {
+    let text = stdout_of(&["completions", shell]);
     assert!(!text.trim().is_empty(), "{shell}: empty script");
-    Scratch::new(&format!("snowflake.{shell}"), &text)
+    path_arg(&dir.file(&format!("snowflake.{shell}"), &text)).to_owned()
 }
 
 /// Runs a program, failing with what it said.
@@ -92,8 +51,8 @@ fn run(program: &str, args: &[&str]) -> String {
 
 #[test]
 fn bash_reads_the_script_and_completes_subcommands_and_dialects() {
-    let file = script_file("bash");
-    let path = file.path();
+    let dir = Scratch::new();
+    let path = &script_file(&dir, "bash");
     run("bash", &["-n", path]);
     let complete = |words: &str| {
         let cword = words.split(' ').count() - 1;
@@ -130,9 +89,10 @@ fn bash_reads_the_script_and_completes_subcommands_and_dialects() {
 
 #[test]
 fn zsh_reads_the_script() {
-    let file = script_file("zsh");
-    run("zsh", &["-n", file.path()]);
-    let text = std::fs::read_to_string(file.path()).unwrap();
+    let dir = Scratch::new();
+    let path = &script_file(&dir, "zsh");
+    run("zsh", &["-n", path]);
+    let text = std::fs::read_to_string(path).unwrap();
     assert!(
         text.starts_with("#compdef snowflake"),
         "zsh finds it by its first line"
@@ -141,8 +101,8 @@ fn zsh_reads_the_script() {
 
 #[test]
 fn fish_reads_the_script_and_completes_subcommands() {
-    let file = script_file("fish");
-    let path = file.path();
+    let dir = Scratch::new();
+    let path = &script_file(&dir, "fish");
     run("fish", &["--no-execute", path]);
     let offered = run(
         "fish",
@@ -172,7 +132,7 @@ fn fish_reads_the_script_and_completes_subcommands() {
 #[test]
 fn powershell_script_names_every_subcommand() {
     // No PowerShell in Debian to parse it: check what can be checked.
-    let text = snowflake(&["completions", "powershell"]);
+    let text = stdout_of(&["completions", "powershell"]);
     assert!(text.contains("Register-ArgumentCompleter"), "{text}");
     for name in subcommands() {
         assert!(text.contains(&format!("'{name}'")), "{name}");
@@ -181,14 +141,7 @@ fn powershell_script_names_every_subcommand() {
 
 #[test]
 fn unknown_shell_is_refused_with_exit_2() {
-    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
-    let out = cmd
-        .args(["completions", "tcsh"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = stderr_of(&["completions", "tcsh"], 2);
     assert!(
         err.contains("tcsh") && err.contains("bash, zsh, fish, powershell"),
         "{err}"
@@ -197,7 +150,7 @@ fn unknown_shell_is_refused_with_exit_2() {
 
 #[test]
 fn man_renders_the_page_with_every_subcommand() {
-    let roff = snowflake(&["man"]);
+    let roff = stdout_of(&["man"]);
     for section in [
         ".SH NAME",
         ".SH SYNOPSIS",
@@ -207,8 +160,9 @@ fn man_renders_the_page_with_every_subcommand() {
     ] {
         assert!(roff.contains(section), "{section}");
     }
-    let file = Scratch::new("snowflake.1", &roff);
-    let path = file.path();
+    let dir = Scratch::new();
+    let roff_file = dir.file("snowflake.1", &roff);
+    let path = path_arg(&roff_file);
     // groff's own warnings, all of them, on a page rendered for nobody.
     let out = Command::new("groff")
         .args(["-man", "-Tutf8", "-ww", "-z", path])

@@ -1,12 +1,14 @@
-use crate::support::ops::{Served, snowflake};
-use crate::support::{free_port, http};
+//! `healthcheck`: a served binary asked over a real socket, a stopped one,
+//! a listener that is not HTTP, and targets it refuses.
+
+use crate::support::{Printed, Served, free_port, http, snowflake};
 
 /// A running service answers 200 to both checks; a path it does not have
 /// answers 404 and fails the check; a port nobody listens on fails it with
 /// no answer. Each line says which URL.
 #[test]
 fn healthcheck_asks_a_real_service() {
-    let served = Served::start(&["--machine", "3"]);
+    let served = Served::with_args(&["--machine", "3"]);
     let addr = served.addr.clone();
     // What the check reads is what a plain request gets.
     assert_eq!(
@@ -35,13 +37,13 @@ fn healthcheck_asks_a_real_service() {
             "200 http://{addr}/readyz\n404 http://{addr}/nowhere\n"
         ))
         .stderr("error: 1 of 2 checks failed\n");
-    served.stop();
+    served.terminate();
     // Stopped: nobody answers.
-    let out = snowflake()
+    let stdout = snowflake()
         .args(["healthcheck", "--listen", &addr, "--timeout", "2"])
         .assert()
-        .code(1);
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        .code(1)
+        .stdout_text();
     assert!(
         stdout.starts_with(&format!("no answer from http://{addr}/healthz: ")),
         "{stdout}"

@@ -1,41 +1,6 @@
-//! The `snowflake` command with none of the settings the environment might
-//! carry, dumps of IDs with faults planted at known counts, and a
-//! `snowflake serve` on a port it picks itself.
-
-use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStderr, Command as StdCommand, Stdio};
-use std::time::{Duration, Instant};
+//! Dumps of IDs with faults planted at known counts, for `audit`.
 
 use snowflake::Layout;
-
-/// The binary, with the layout, epoch, tick, state file and listen address
-/// of the environment removed, so that a developer's shell cannot change a
-/// test.
-pub fn snowflake() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("snowflake").unwrap();
-    for var in [
-        "SNOWFLAKE_LAYOUT",
-        "SNOWFLAKE_EPOCH",
-        "SNOWFLAKE_TICK_MS",
-        "SNOWFLAKE_STATE_FILE",
-        "SNOWFLAKE_LISTEN",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-/// What a successful run printed; the run must exit 0.
-pub fn stdout_of(args: &[&str]) -> String {
-    let out = snowflake()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
-}
 
 /// 2025-01-01T00:00:00Z: the "now" of the audits.
 pub const NOW: i64 = 1735689600000;
@@ -144,65 +109,5 @@ impl Dump {
         let mut text = self.lines.join("\n");
         text.push('\n');
         text
-    }
-}
-
-/// A `snowflake serve` listening on a port the kernel picked, and where.
-pub struct Served {
-    pub child: Child,
-    pub addr: String,
-    /// The rest of its log, read until it ends.
-    log: BufReader<ChildStderr>,
-}
-
-impl Served {
-    /// Starts `snowflake serve` on 127.0.0.1:0 with `args` and reads its
-    /// address from its log, for at most 20 s.
-    pub fn start(args: &[&str]) -> Served {
-        let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("snowflake"))
-            .arg("serve")
-            .args(args)
-            .env("SNOWFLAKE_LISTEN", "127.0.0.1:0")
-            .env_remove("SNOWFLAKE_STATE_FILE")
-            .env_remove("SNOWFLAKE_LAYOUT")
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut log = BufReader::new(child.stderr.take().unwrap());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut line = String::new();
-        let addr = loop {
-            assert!(
-                Instant::now() < deadline,
-                "serve did not say where it listens"
-            );
-            line.clear();
-            assert!(log.read_line(&mut line).unwrap() > 0, "serve ended early");
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                break rest.split('/').next().unwrap().to_string();
-            }
-        };
-        Served { child, addr, log }
-    }
-
-    /// Stops it with SIGTERM; it must exit 0.
-    pub fn stop(mut self) {
-        let kill = StdCommand::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(kill.success());
-        let mut rest = String::new();
-        let _ = std::io::Read::read_to_string(&mut self.log, &mut rest);
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "{status:?}\n{rest}");
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        // A test that failed before stop() leaves no process behind.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

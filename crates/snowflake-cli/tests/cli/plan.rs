@@ -1,6 +1,10 @@
-use serde_json::Value;
+//! `plan`: proposals and checks against hand-worked layouts, and the
+//! planned layout fed back to the other commands.
 
-use crate::support::ops::{snowflake, stdout_of};
+use serde_json::Value;
+use snowflake::{Clock, SystemClock};
+
+use crate::support::{snowflake, stdout_of};
 
 /// The JSON of a plan run that must exit with `code`.
 fn plan_json(args: &[&str], code: i32) -> Value {
@@ -294,15 +298,9 @@ fn needs_far_past_63_bits_ask_for_less_of_several() {
 /// Without --from the lifetime starts at the clock's now.
 #[test]
 fn the_lifetime_starts_now_by_default() {
-    let before = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let before = SystemClock.now_ms();
     let v = plan_json(&["--rate", "1", "--nodes", "1", "--years", "1"], 0);
-    let after = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let after = SystemClock.now_ms();
     let from = v["needs"]["from_ms"].as_i64().unwrap();
     assert!((before..=after).contains(&from), "{before} {from} {after}");
 }

@@ -1,7 +1,11 @@
+//! `audit`: dumps with planted faults, in text and JSON, files and stdin,
+//! any text form and layout, and its bad settings.
+
 use serde_json::Value;
 use snowflake::{Id, Layout, TextForm};
 
-use crate::support::ops::{NOW, planted, snowflake};
+use crate::support::dump::{NOW, planted};
+use crate::support::{Scratch, snowflake};
 
 const NOW_FLAG: &str = "2025-01-01T00:00:00Z";
 
@@ -140,18 +144,18 @@ fn text_report_reads_at_three_in_the_morning() {
 /// token in one is named by file and line.
 #[test]
 fn files_and_a_clean_dump() {
-    let dir = std::env::temp_dir().join(format!("snowflake-audit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new();
     let twitter = Layout::twitter();
     let id = |ms, seq| {
         twitter
             .compose(ms, &[("machine", 5), ("sequence", seq)])
             .unwrap()
     };
-    let first = dir.join("first.txt");
-    let second = dir.join("second.txt");
-    std::fs::write(&first, format!("{} {}\n", id(NOW - 10, 0), id(NOW - 10, 1))).unwrap();
-    std::fs::write(&second, format!("{}\n", id(NOW - 5, 0))).unwrap();
+    let first = dir.file(
+        "first.txt",
+        &format!("{} {}\n", id(NOW - 10, 0), id(NOW - 10, 1)),
+    );
+    let second = dir.file("second.txt", &format!("{}\n", id(NOW - 5, 0)));
     let out = snowflake()
         .args(["audit", "--now", NOW_FLAG])
         .arg(&first)
@@ -182,7 +186,6 @@ fn files_and_a_clean_dump() {
             "error: cannot read {}: No such file",
             missing.display()
         )));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Any form, any layout: base62 Mastodon IDs, one from 1970 (before

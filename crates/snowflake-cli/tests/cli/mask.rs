@@ -4,52 +4,39 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use assert_cmd::Command;
 use snowflake::{Id, Layout};
 use snowflake_mask::{MaskKey, Masker};
+
+use crate::support::{Scratch, path_arg, snowflake};
 
 /// A key the tests write to files, and look for in every output.
 const KEY_HEX: &str = "6c0f9d6b0c2b8f6a3f8e4d2a1b0c9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d";
 const OTHER_HEX: &str = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
 const TWEET: &str = "1541815603606036480";
 
-fn snowflake() -> Command {
-    let mut cmd = Command::cargo_bin("snowflake").unwrap();
-    for var in [
-        "SNOWFLAKE_LAYOUT",
-        "SNOWFLAKE_EPOCH",
-        "SNOWFLAKE_TICK_MS",
-        "SNOWFLAKE_MASK_KEY_FILE",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
 /// A directory with key files in it, removed when dropped.
 struct Keys {
-    dir: tempfile::TempDir,
+    dir: Scratch,
 }
 
 impl Keys {
     fn new() -> Keys {
         Keys {
-            dir: tempfile::tempdir().unwrap(),
+            dir: Scratch::new(),
         }
     }
 
     /// A private key file holding `hex`.
     fn file(&self, name: &str, hex: &str) -> PathBuf {
-        let path = self.dir.path().join(name);
-        fs::write(&path, format!("{hex}\n")).unwrap();
+        let path = self.dir.file(name, &format!("{hex}\n"));
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         path
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.dir.join(name)
     }
 }
 
@@ -72,10 +59,6 @@ fn run(args: &[&str], stdin: Option<&str>) -> Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
-}
-
-fn path_arg(path: &Path) -> &str {
-    path.to_str().unwrap()
 }
 
 /// Every 8-character piece of `secret`, in either case, that `text` holds.
