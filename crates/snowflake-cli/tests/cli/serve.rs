@@ -107,6 +107,11 @@ fn serve_rejects_bad_settings_with_status_2() {
             &["serve", "--layout", "time:41,node:22"][..],
             "has no sequence field",
         ),
+        (&["serve", "--allow-unmask"][..], "--mask-key-file <PATH>"),
+        (
+            &["serve", "--require-clock-sync", "0"][..],
+            "a maximum clock error is 1 to 86400000 milliseconds (a day)",
+        ),
     ] {
         let stderr = stderr_of(args, 2);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
@@ -141,4 +146,41 @@ fn cluster_mode_needs_the_cluster_feature() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// With a key file, the service hands out masked IDs that the key unmasks to
+/// its own; a key file that is not a key stops it with status 2 and one
+/// line that does not show the file's contents.
+#[test]
+fn serve_hands_out_masked_ids_with_the_key_file() {
+    let dir = Scratch::new();
+    let key_hex = "2b7e151628aed2a6abf7158809cf4f3cef4315f3f3a92f01e3f9e0d3c2b1a0f9";
+    let key = dir.file("mask.key", &format!("{key_hex}\n"));
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let served = Served::with_args(&["--machine", "9", "--mask-key-file", key.to_str().unwrap()]);
+    let (status, body) = http(&served.addr, "POST", "/api/v1/ids?count=5&masked=true", "").unwrap();
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let masker = snowflake_mask::Masker::new(
+        &snowflake::Layout::twitter(),
+        &snowflake_mask::MaskKey::from_hex(key_hex).unwrap(),
+    )
+    .unwrap();
+    let twitter = snowflake::Layout::twitter();
+    for masked in v["ids"].as_array().unwrap() {
+        let id = masker
+            .unmask(masked.as_str().unwrap().parse::<snowflake::Id>().unwrap())
+            .unwrap();
+        assert_eq!(twitter.decode(id).unwrap().field("machine"), Some(9));
+    }
+    // Off by default: the unmask route refuses.
+    let (status, _) = http(&served.addr, "GET", "/api/v1/unmask/1", "").unwrap();
+    assert_eq!(status, 403);
+    let logs = served.terminate();
+    assert!(!logs.contains(&key_hex[..16]), "{logs}");
+
+    let garbage = dir.file("garbage.key", "not a key but a secret sentence\n");
+    let stderr = stderr_of(&["serve", "--mask-key-file", garbage.to_str().unwrap()], 2);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("secret sentence"), "{stderr}");
 }
