@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::Edge;
-use super::host::{has_two_hosts, host_name, host_of, is_loopback_name};
+use super::host::{host_name, host_of, host_once, is_loopback_name};
 use super::limit::BODY_LIMIT;
 use crate::problem::{self, Problem};
 
@@ -20,16 +20,15 @@ impl Edge {
     /// another site that rebinds its DNS name to 127.0.0.1 reaches a
     /// loopback service under its own name, which this catches.
     fn wrong_host(&self, request: &Request<Body>) -> Option<Response> {
-        if has_two_hosts(request) {
+        let Ok(host) = host_once(request) else {
             let detail = "the request has more than one Host header; send exactly one";
             return Some(
                 Problem::new(StatusCode::BAD_REQUEST, "two-hosts", detail).into_response(),
             );
-        }
+        };
         if !self.loopback_hosts_only {
             return None;
         }
-        let host = host_of(request);
         let name = host.map(host_name).unwrap_or_default();
         if is_loopback_name(name)
             || self

@@ -14,26 +14,28 @@ use axum::http::{Request, header};
 /// check of the header alone would let `GET http://evil.example/` with
 /// `Host: 127.0.0.1` through.
 pub(crate) fn host_of(request: &Request<Body>) -> Option<&str> {
-    match request.uri().authority() {
-        Some(authority) => Some(authority.as_str()),
-        None => request
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok()),
-    }
+    host_once(request).ok().flatten()
 }
 
-/// Whether a request carries more than one `Host` header, which RFC 9112
-/// (section 3.2) answers with 400: which one counts is ambiguous, and two
-/// parties reading different ones is how requests are smuggled.
-pub(crate) fn has_two_hosts(request: &Request<Body>) -> bool {
-    request
-        .headers()
-        .get_all(header::HOST)
-        .iter()
-        .nth(1)
-        .is_some()
+/// [`host_of`], or `Err` when the request carries more than one `Host`
+/// header, which RFC 9112 (section 3.2) answers with 400: which one counts
+/// is ambiguous, and two parties reading different ones is how requests
+/// are smuggled. One look at the headers answers both.
+pub(crate) fn host_once(request: &Request<Body>) -> Result<Option<&str>, TwoHosts> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let first = hosts.next();
+    if hosts.next().is_some() {
+        return Err(TwoHosts);
+    }
+    Ok(match request.uri().authority() {
+        Some(authority) => Some(authority.as_str()),
+        None => first.and_then(|h| h.to_str().ok()),
+    })
 }
+
+/// A request with two `Host` headers.
+#[derive(Debug)]
+pub(crate) struct TwoHosts;
 
 /// `host` without its port: `[::1]:8080` → `[::1]`, `localhost:80` → `localhost`.
 pub(crate) fn host_name(host: &str) -> &str {
