@@ -44,6 +44,7 @@ const MODULES: &[(&str, &str)] = &[
     ("engine", include_str!("../assets/engine.js")),
     ("idtext", include_str!("../assets/idtext.js")),
     ("many", include_str!("../assets/many.js")),
+    ("rows", include_str!("../assets/rows.js")),
     ("strings", include_str!("../assets/strings.js")),
     ("lang-en", include_str!("../assets/lang-en.js")),
     ("lang-de", include_str!("../assets/lang-de.js")),
