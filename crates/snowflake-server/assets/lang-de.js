@@ -215,4 +215,8 @@ export const MESSAGES = {
   'epoch.tooLate': (v) => `Epoche ${v.value} ist zu spät: die letzte Zeit des Layouts passte nicht in 64-Bit-Millisekunden`,
   'epoch.notATime': (v) => `Epoche „${v.value}“ ist keine Zeit: Geben Sie Unix-Millisekunden ein oder ein Datum wie 2024-01-01T00:00:00Z`,
   'bulk.tooMany': (v) => `Fügen Sie höchstens ${v.num(v.limit)} IDs ein; dies sind ${v.num(BigInt(v.value))}`,
+  'key.empty': (v) => `Der Schlüssel ist leer; ein Schlüssel besteht aus ${v.hexLen} Hexadezimalzeichen (${v.bits} Bit)`,
+  'key.length': (v) => `Der Schlüssel hat ${v.value} Zeichen; ein Schlüssel besteht aus ${v.hexLen} Hexadezimalzeichen (${v.bits} Bit)`,
+  'key.notHex': (v) => `Der Schlüssel hat an Stelle ${v.value} ein Zeichen, das nicht hexadezimal ist (0–9, a–f); ein Schlüssel besteht aus ${v.hexLen} Hexadezimalzeichen (${v.bits} Bit)`,
+  'mask.tooNarrow': (v) => `Layout ${v.value} ist ${v.bits} Bit breit; Maskieren braucht mindestens ${v.min} Bit, denn FF1 ist nur für Bereiche ab einer Million Werte zugelassen (NIST SP 800-38G Rev. 1)`,
 };

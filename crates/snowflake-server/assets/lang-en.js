@@ -208,4 +208,8 @@ export const MESSAGES = {
   'epoch.tooLate': (v) => `Epoch ${v.value} is too late: the layout's last time would not fit in 64-bit milliseconds`,
   'epoch.notATime': (v) => `Epoch "${v.value}" is not a time: enter Unix milliseconds or a date such as 2024-01-01T00:00:00Z`,
   'bulk.tooMany': (v) => `Paste at most ${v.num(v.limit)} IDs; this has ${v.num(BigInt(v.value))}`,
+  'key.empty': (v) => `The key is empty; a key is ${v.hexLen} hexadecimal characters (${v.bits} bits)`,
+  'key.length': (v) => `The key holds ${v.value} characters; a key is ${v.hexLen} hexadecimal characters (${v.bits} bits)`,
+  'key.notHex': (v) => `The key holds a character that is not hexadecimal (0-9, a-f) at position ${v.value}; a key is ${v.hexLen} hexadecimal characters (${v.bits} bits)`,
+  'mask.tooNarrow': (v) => `Layout ${v.value} is ${v.bits} bits wide; masking needs at least ${v.min} bits, because FF1 is approved only for domains of a million values or more (NIST SP 800-38G Rev. 1)`,
 };

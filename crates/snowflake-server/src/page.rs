@@ -45,6 +45,8 @@ const MODULES: &[(&str, &str)] = &[
     ("idtext", include_str!("../assets/idtext.js")),
     ("many", include_str!("../assets/many.js")),
     ("rows", include_str!("../assets/rows.js")),
+    ("ff1", include_str!("../assets/ff1.js")),
+    ("masking", include_str!("../assets/masking.js")),
     ("strings", include_str!("../assets/strings.js")),
     ("lang-en", include_str!("../assets/lang-en.js")),
     ("lang-de", include_str!("../assets/lang-de.js")),
