@@ -63,6 +63,7 @@ const MODULES: &[(&str, &str)] = &[
     ("everywhere", include_str!("../assets/everywhere.js")),
     ("range", include_str!("../assets/range.js")),
     ("bulk", include_str!("../assets/bulk.js")),
+    ("unmask", include_str!("../assets/unmask.js")),
     ("generate", include_str!("../assets/generate.js")),
     ("share", include_str!("../assets/share.js")),
     ("app", include_str!("../assets/app.js")),
@@ -183,9 +184,10 @@ fn render(lang: &str, api: Option<&str>) -> String {
 }
 
 /// The web page as one self-contained HTML document for saving to a file:
-/// compose, decode, bounds and bulk decode work from `file://` with no
-/// network; Generate, which needs the service, is hidden. Its script, styles
-/// and presets are byte for byte those of the page the service sends at `/`.
+/// compose, decode, bounds, bulk decode and unmasking work from `file://`
+/// with no network; Generate, which needs the service, is hidden. Its
+/// script, styles and presets are byte for byte those of the page the
+/// service sends at `/`.
 ///
 /// ```
 /// let html = snowflake_server::standalone_page();
