@@ -2,9 +2,10 @@
 // the page's data block, makes one object per panel, and wires them: which
 // panel's change redraws which, and what a share link restores. Each panel
 // owns its nodes and its state; nothing here touches the DOM but the data
-// block. Compose, decode, ranges and bulk decode run in the browser with no
-// request; only Generate asks the server, and only when the page was served
-// by one (<html data-api>). The same code runs from a saved file.
+// block. Compose, decode, ranges, bulk decode and unmasking run in the
+// browser with no request; only Generate asks the server, and only when the
+// page was served by one (<html data-api>). The same code runs from a saved
+// file.
 import { Presets } from './engine.js';
 import { Preferences } from './preferences.js';
 import { Copier } from './copy.js';
@@ -15,6 +16,7 @@ import { DecodePanel } from './decode.js';
 import { EverywherePanel } from './everywhere.js';
 import { RangePanel } from './range.js';
 import { BulkPanel } from './bulk.js';
+import { UnmaskPanel } from './unmask.js';
 import { GeneratePanel } from './generate.js';
 import { shareUrl } from './share.js';
 
@@ -36,7 +38,8 @@ const result = new ResultPanel(prefs, {
 const everywhere = new EverywherePanel(prefs, presets);
 const range = new RangePanel(prefs, { layout: () => layout.layout });
 const bulk = new BulkPanel(prefs, copier, { layout: () => layout.layout, format: () => decode.format() });
-const generate = new GeneratePanel(prefs, document.documentElement.dataset.api || null, { onDecode: decodeGenerated });
+const unmask = new UnmaskPanel(prefs, copier, { layout: () => layout.layout, onDecode: decodeListed });
+const generate = new GeneratePanel(prefs, document.documentElement.dataset.api || null, { onDecode: decodeListed });
 
 function composeNow() {
   result.show('compose', compose.compose());
@@ -61,6 +64,7 @@ function recompute() {
 
 function layoutChanged() {
   compose.setLayout(layout.layout);
+  unmask.relabelLayout();
   recompute();
 }
 
@@ -77,12 +81,14 @@ function undoCompose() {
   const saved = compose.takeUndo();
   if (!saved) return;
   compose.putBack(saved, layout.restoreSnapshot(saved.layoutInputs));
+  unmask.relabelLayout();
   composeNow();
   copier.announce(prefs.t('result.restored'));
   compose.focus();
 }
 
-function decodeGenerated(id, layoutName) {
+// An ID from a list (generated, or unmasked) into Decode, under its layout.
+function decodeListed(id, layoutName) {
   if (layoutName && presets.get(layoutName)) layout.choose(layoutName);
   decode.set(id);
   decodeNow();
@@ -100,6 +106,7 @@ function relabel() {
   result.render();
   everywhere.relabel();
   bulk.relabel();
+  unmask.relabel();
   generate.relabel();
 }
 

@@ -2,14 +2,14 @@
 // Decode panel names. Bad lines are marked in place; the table shows the
 // first rows, the CSV (copied or downloaded) has them all. The panel owns
 // the rows on screen.
-import { isoOf, layoutName } from './engine.js';
-import { decodeMany, csvText } from './many.js';
-import { fieldLabel } from './strings.js';
+import { layoutName } from './engine.js';
+import { decodeMany } from './many.js';
+import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
 import { el, nodes } from './dom.js';
 import { ErrorBox } from './errors.js';
 
-// More rows than this make the table slow to draw; the CSV keeps them all.
-const TABLE_ROWS = 2000;
+// Each line's ID, in decimal.
+const ID_COLUMN = { name: 'id', head: 'result.id', text: (row) => row.decoded.id.toString() };
 
 export class BulkPanel {
   /** `layout()` is the layout in use, or null; `format()` the form IDs are typed in. */
@@ -61,12 +61,6 @@ export class BulkPanel {
     this.render();
   }
 
-  // The field columns: those of the layout the rows were decoded with.
-  columns() {
-    const first = (this.rows || []).find((r) => r.decoded);
-    return first ? first.decoded.fields.map(([name]) => name) : [];
-  }
-
   render() {
     const { rows, prefs, $ } = this;
     $.copy.hidden = !rows;
@@ -76,50 +70,14 @@ export class BulkPanel {
       $.table.replaceChildren();
       return;
     }
-    const fields = this.columns();
-    const bad = rows.filter((r) => r.error).length;
-    const summary = bad
-      ? prefs.t('bulk.summary', { ok: prefs.num(rows.length - bad), total: prefs.num(rows.length), bad: prefs.num(bad) })
-      : prefs.t('bulk.summaryOk', { total: prefs.num(rows.length) });
-    $.summary.textContent = rows.length > TABLE_ROWS ? `${summary} ${prefs.t('bulk.shown', { shown: prefs.num(TABLE_ROWS), total: prefs.num(rows.length) })}` : summary;
-    const head = el('thead', {}, [
-      el('tr', {}, [
-        el('th', { scope: 'col', text: prefs.t('bulk.line') }),
-        el('th', { scope: 'col', text: prefs.t('bulk.input') }),
-        el('th', { scope: 'col', text: prefs.t('result.id') }),
-        el('th', { scope: 'col', text: `${prefs.t('result.time')} (UTC)` }),
-        ...fields.map((name) => el('th', { scope: 'col', text: fieldLabel(prefs.lang, name) })),
-        el('th', { scope: 'col', text: prefs.t('bulk.error') }),
-      ]),
-    ]);
-    const body = el('tbody');
-    for (const row of rows.slice(0, TABLE_ROWS)) {
-      const values = row.decoded ? Object.fromEntries(row.decoded.fields.map(([n, v]) => [n, v.toString()])) : {};
-      body.append(
-        el('tr', { className: row.error ? 'bad-row' : null, 'data-line': String(row.line) }, [
-          el('td', { text: String(row.line) }),
-          el('td', {}, [el('code', { text: row.input })]),
-          el('td', {}, [el('code', { text: row.decoded ? row.decoded.id.toString() : '' })]),
-          el('td', {}, [el('code', { text: row.decoded ? isoOf(row.decoded.timestampMs) : '' })]),
-          ...fields.map((name) => el('td', { text: values[name] ?? '' })),
-          el('td', { className: row.error ? 'row-error' : null, text: row.error ? prefs.message(row.error) : '' }),
-        ]),
-      );
-    }
-    $.table.replaceChildren(el('caption', { className: 'sr-only', text: prefs.t('bulk.caption') }), head, body);
+    $.summary.textContent = rowsSummary(prefs, rows, { summary: 'bulk.summary', summaryOk: 'bulk.summaryOk' });
+    $.table.replaceChildren(...rowsTable(prefs, rows, { caption: 'bulk.caption', input: 'bulk.input', output: ID_COLUMN }));
     $.box.hidden = false;
   }
 
-  /** Every row as CSV, cells a spreadsheet would run as formulas defused (many.js). */
+  /** Every row as CSV (rows.js). */
   csv() {
-    const fields = this.columns();
-    const lines = [['line', 'input', 'id', 'timestamp_ms', 'time', ...fields, 'error']];
-    for (const row of this.rows || []) {
-      const d = row.decoded;
-      const values = d ? Object.fromEntries(d.fields.map(([n, v]) => [n, v.toString()])) : {};
-      lines.push([row.line, row.input, d ? d.id : '', d ? d.timestampMs : '', d ? isoOf(d.timestampMs) : '', ...fields.map((n) => values[n] ?? ''), row.error ? this.prefs.message(row.error) : '']);
-    }
-    return csvText(lines);
+    return rowsCsv(this.prefs, this.rows || [], ID_COLUMN);
   }
 
   download() {

@@ -39,6 +39,11 @@ export function textForms(id) {
   };
 }
 
+/** An ID written in one of ID_FORMATS, as the CLI writes what it read: `auto` is decimal. */
+export function idInFormat(id, format) {
+  return format === 'auto' ? BigInt(id).toString() : textForms(id)[format];
+}
+
 function fromDigits(text, alphabet, code, maxLength) {
   if (text === '') throw new EngineError('id.empty', 'id', text);
   if (maxLength && text.length > maxLength) throw new EngineError('id.tooBig', 'id', text);

@@ -1,23 +1,23 @@
-// Many IDs at once: decoding a pasted list line by line, and the rows as
-// CSV for a spreadsheet.
+// Many IDs at once: reading a pasted list line by line, decoding it, and
+// rows as CSV for a spreadsheet.
 import { EngineError, decode } from './engine.js';
 import { parseId } from './idtext.js';
 
 export const BULK_LIMIT = 10000;
 
 /**
- * Decodes one ID a line. Blank lines are skipped; a bad line becomes an error
- * row in its place and the rest go on. More than BULK_LIMIT IDs is refused.
+ * The IDs of pasted text, one a line: `{ line, input, id, error }` for each
+ * line that is not blank, where `id` is null and `error` says why when the
+ * line is no ID. More than BULK_LIMIT lines is refused.
  */
-export function decodeMany(layout, text, format = 'auto') {
-  const lines = text.split(/\r?\n/);
+export function readIds(text, format = 'auto') {
   const rows = [];
-  lines.forEach((line, i) => {
+  text.split(/\r?\n/).forEach((line, i) => {
     const trimmed = line.trim();
     if (trimmed === '') return;
-    const row = { line: i + 1, input: trimmed, decoded: null, error: null };
+    const row = { line: i + 1, input: trimmed, id: null, error: null };
     try {
-      row.decoded = decode(layout, parseId(trimmed, format));
+      row.id = parseId(trimmed, format);
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
       row.error = error;
@@ -26,6 +26,24 @@ export function decodeMany(layout, text, format = 'auto') {
   });
   if (rows.length > BULK_LIMIT) throw new EngineError('bulk.tooMany', 'bulk', String(rows.length), { limit: BigInt(BULK_LIMIT) });
   return rows;
+}
+
+/**
+ * Decodes one ID a line. Blank lines are skipped; a bad line becomes an error
+ * row in its place and the rest go on. More than BULK_LIMIT IDs is refused.
+ */
+export function decodeMany(layout, text, format = 'auto') {
+  return readIds(text, format).map(({ line, input, id, error }) => {
+    const row = { line, input, decoded: null, error };
+    if (error) return row;
+    try {
+      row.decoded = decode(layout, id);
+    } catch (mistake) {
+      if (!(mistake instanceof EngineError)) throw mistake;
+      row.error = mistake;
+    }
+    return row;
+  });
 }
 
 // A spreadsheet reads a cell that begins with one of these as a formula

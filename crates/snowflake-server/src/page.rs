@@ -44,6 +44,9 @@ const MODULES: &[(&str, &str)] = &[
     ("engine", include_str!("../assets/engine.js")),
     ("idtext", include_str!("../assets/idtext.js")),
     ("many", include_str!("../assets/many.js")),
+    ("rows", include_str!("../assets/rows.js")),
+    ("ff1", include_str!("../assets/ff1.js")),
+    ("masking", include_str!("../assets/masking.js")),
     ("strings", include_str!("../assets/strings.js")),
     ("lang-en", include_str!("../assets/lang-en.js")),
     ("lang-de", include_str!("../assets/lang-de.js")),
@@ -60,6 +63,7 @@ const MODULES: &[(&str, &str)] = &[
     ("everywhere", include_str!("../assets/everywhere.js")),
     ("range", include_str!("../assets/range.js")),
     ("bulk", include_str!("../assets/bulk.js")),
+    ("unmask", include_str!("../assets/unmask.js")),
     ("generate", include_str!("../assets/generate.js")),
     ("share", include_str!("../assets/share.js")),
     ("app", include_str!("../assets/app.js")),
@@ -180,9 +184,10 @@ fn render(lang: &str, api: Option<&str>) -> String {
 }
 
 /// The web page as one self-contained HTML document for saving to a file:
-/// compose, decode, bounds and bulk decode work from `file://` with no
-/// network; Generate, which needs the service, is hidden. Its script, styles
-/// and presets are byte for byte those of the page the service sends at `/`.
+/// compose, decode, bounds, bulk decode and unmasking work from `file://`
+/// with no network; Generate, which needs the service, is hidden. Its
+/// script, styles and presets are byte for byte those of the page the
+/// service sends at `/`.
 ///
 /// ```
 /// let html = snowflake_server::standalone_page();

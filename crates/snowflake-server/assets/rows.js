@@ -1,0 +1,85 @@
+// Rows read from pasted lines, as a table on screen and as CSV: bulk decode
+// and unmask show theirs alike. A row is `{ line, input, decoded, error }`
+// plus whatever its `output` column reads: the line's number, what was
+// typed, what it became, then the time and fields of `decoded`, and the
+// problem of a bad line.
+import { isoOf } from './engine.js';
+import { csvText } from './many.js';
+import { fieldLabel } from './strings.js';
+import { el } from './dom.js';
+
+// More rows than this make the table slow to draw; the CSV keeps them all.
+export const TABLE_ROWS = 2000;
+
+/** The field columns: those of the layout the rows were decoded with. */
+function fieldNames(rows) {
+  const first = rows.find((r) => r.decoded);
+  return first ? first.decoded.fields.map(([name]) => name) : [];
+}
+
+function fieldValues(decoded) {
+  return decoded ? Object.fromEntries(decoded.fields.map(([n, v]) => [n, v.toString()])) : {};
+}
+
+/** The summary above the rows: how many went through, and how many the table shows. */
+export function rowsSummary(prefs, rows, { summary, summaryOk }) {
+  const bad = rows.filter((r) => r.error).length;
+  const said = bad
+    ? prefs.t(summary, { ok: prefs.num(rows.length - bad), total: prefs.num(rows.length), bad: prefs.num(bad) })
+    : prefs.t(summaryOk, { total: prefs.num(rows.length) });
+  return rows.length > TABLE_ROWS ? `${said} ${prefs.t('bulk.shown', { shown: prefs.num(TABLE_ROWS), total: prefs.num(rows.length) })}` : said;
+}
+
+/**
+ * The table's caption, head and body for the first TABLE_ROWS rows.
+ * `caption` and `input` are string keys; `output` is `{ head, text(row) }`
+ * for the column of what each line became; `action`, `{ head, cell(row) }`
+ * when given, adds a column after it with what `cell` returns for a good
+ * row (a button), under a heading for assistive technology alone.
+ */
+export function rowsTable(prefs, rows, { caption, input, output, action = null }) {
+  const fields = fieldNames(rows);
+  const head = el('thead', {}, [
+    el('tr', {}, [
+      el('th', { scope: 'col', text: prefs.t('bulk.line') }),
+      el('th', { scope: 'col', text: prefs.t(input) }),
+      el('th', { scope: 'col', text: prefs.t(output.head) }),
+      ...(action ? [el('th', { scope: 'col' }, [el('span', { className: 'sr-only', text: prefs.t(action.head) })])] : []),
+      el('th', { scope: 'col', text: `${prefs.t('result.time')} (UTC)` }),
+      ...fields.map((name) => el('th', { scope: 'col', text: fieldLabel(prefs.lang, name) })),
+      el('th', { scope: 'col', text: prefs.t('bulk.error') }),
+    ]),
+  ]);
+  const body = el('tbody');
+  for (const row of rows.slice(0, TABLE_ROWS)) {
+    const values = fieldValues(row.decoded);
+    body.append(
+      el('tr', { className: row.error ? 'bad-row' : null, 'data-line': String(row.line) }, [
+        el('td', { text: String(row.line) }),
+        el('td', {}, [el('code', { text: row.input })]),
+        el('td', {}, [el('code', { text: row.error ? '' : output.text(row) })]),
+        ...(action ? [el('td', {}, row.error ? [] : [action.cell(row)])] : []),
+        el('td', {}, [el('code', { text: row.decoded ? isoOf(row.decoded.timestampMs) : '' })]),
+        ...fields.map((name) => el('td', { text: values[name] ?? '' })),
+        el('td', { className: row.error ? 'row-error' : null, text: row.error ? prefs.message(row.error) : '' }),
+      ]),
+    );
+  }
+  return [el('caption', { className: 'sr-only', text: prefs.t(caption) }), head, body];
+}
+
+/**
+ * Every row as CSV: line, input, the output column (`output.name`),
+ * timestamp_ms, time, the fields and the error, cells a spreadsheet would
+ * run as formulas defused (many.js).
+ */
+export function rowsCsv(prefs, rows, output) {
+  const fields = fieldNames(rows);
+  const lines = [['line', 'input', output.name, 'timestamp_ms', 'time', ...fields, 'error']];
+  for (const row of rows) {
+    const d = row.decoded;
+    const values = fieldValues(d);
+    lines.push([row.line, row.input, row.error ? '' : output.text(row), d ? d.timestampMs : '', d ? isoOf(d.timestampMs) : '', ...fields.map((n) => values[n] ?? ''), row.error ? prefs.message(row.error) : '']);
+  }
+  return csvText(lines);
+}

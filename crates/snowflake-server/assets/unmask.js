@@ -1,0 +1,185 @@
+// Unmask: a key pasted into the page turns masked IDs back into the IDs
+// they hide, or masks IDs, as `snowflake unmask` and `mask` do, under the
+// layout in use. It runs on WebCrypto in this browser, from a saved file
+// too. The panel owns the key's input and the rows on screen.
+//
+// The key goes nowhere but into WebCrypto: its input has no name (a form
+// would not send it) and no autocomplete, nothing here writes it to
+// storage, a link or a message, and Forget empties the input and the rows.
+import { layoutName } from './engine.js';
+import { ID_FORMATS, idInFormat } from './idtext.js';
+import { Masker, WAYS, checkWidth, parseKey, webCrypto } from './masking.js';
+import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
+import { el, nodes } from './dom.js';
+import { ErrorBox } from './errors.js';
+
+export class UnmaskPanel {
+  /** `layout()` is the layout in use, or null; `onDecode(id, layoutName)` shows an ID's breakdown. */
+  constructor(prefs, copier, { layout, onDecode }) {
+    this.prefs = prefs;
+    this.layout = layout;
+    this.subtle = webCrypto();
+    this.$ = nodes({
+      insecure: 'unmask-insecure',
+      form: 'unmask-form',
+      key: 'unmask-key',
+      keyError: 'error-unmask-key',
+      inputLabel: 'unmask-input-label',
+      input: 'unmask-input',
+      format: 'unmask-format',
+      hint: 'hint-unmask-input',
+      inputError: 'error-unmask-input',
+      layoutError: 'error-unmask-layout',
+      submit: 'unmask-submit',
+      copy: 'unmask-copy',
+      forget: 'unmask-forget',
+      summary: 'unmask-summary',
+      box: 'unmask-box',
+      table: 'unmask-table',
+    });
+    this.ways = [...this.$.form.querySelectorAll('input[name="unmask-way"]')];
+    this.errors = {
+      key: new ErrorBox(prefs, this.$.keyError, this.$.key),
+      input: new ErrorBox(prefs, this.$.inputError, this.$.input),
+      layout: new ErrorBox(prefs, this.$.layoutError),
+    };
+    this.rows = null;
+    this.shown = null; // { way, format, layout } of the rows on screen
+    this.run = 0; // the latest run; an older one that finishes later is dropped
+    if (!this.subtle) {
+      // No WebCrypto outside a secure context: say so rather than fail on use.
+      this.$.insecure.hidden = false;
+      this.$.form.hidden = true;
+      return;
+    }
+    this.$.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.go();
+    });
+    this.$.key.addEventListener('input', () => this.errors.key.clear());
+    for (const radio of this.ways) radio.addEventListener('change', () => this.relabel());
+    this.$.forget.addEventListener('click', () => this.forget());
+    this.$.copy.addEventListener('click', async () => {
+      const copied = await copier.copyText(this.csv());
+      this.$.summary.textContent = prefs.t(copied ? 'copy.done' : 'copy.failed', { what: 'CSV' });
+    });
+    this.$.table.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-id]');
+      if (button && this.shown) onDecode(button.dataset.id, this.shown.layout.name);
+    });
+  }
+
+  /** Which way the IDs go: 'unmask' or 'mask'. */
+  way() {
+    const checked = this.ways.find((radio) => radio.checked);
+    return checked && WAYS.includes(checked.value) ? checked.value : WAYS[0];
+  }
+
+  /** Reads the key and the IDs, and masks or unmasks every line; each mistake is marked beside its input. */
+  async go() {
+    const run = ++this.run;
+    for (const box of Object.values(this.errors)) box.clear();
+    this.show(null);
+    const layout = this.layout();
+    if (!layout) return;
+    const way = this.way();
+    const format = ID_FORMATS.includes(this.$.format.value) ? this.$.format.value : 'auto';
+    let keyBytes = null;
+    try {
+      keyBytes = parseKey(this.$.key.value);
+    } catch (error) {
+      this.errors.key.show(error);
+    }
+    try {
+      checkWidth(layout);
+    } catch (error) {
+      this.errors.layout.show(error);
+    }
+    if (!keyBytes || this.errors.layout.shown) {
+      keyBytes?.fill(0);
+      return;
+    }
+    this.$.submit.disabled = true;
+    this.$.summary.textContent = this.prefs.t(`unmask.working.${way}`);
+    try {
+      const masker = await Masker.create(this.subtle, layout, keyBytes);
+      const rows = await masker.many(way, this.$.input.value, format);
+      if (run !== this.run) return;
+      this.$.summary.textContent = '';
+      if (rows.length === 0) this.errors.input.show('bulk.empty');
+      else this.show(rows, { way, format, layout });
+    } catch (error) {
+      if (run !== this.run) return;
+      this.$.summary.textContent = '';
+      this.errors.input.show(error);
+    } finally {
+      if (run === this.run) this.$.submit.disabled = false;
+    }
+  }
+
+  show(rows, shown = null) {
+    this.rows = rows;
+    this.shown = shown;
+    this.render();
+  }
+
+  /** Empties the key's input and the rows it made, and drops a run under way. */
+  forget() {
+    this.run += 1;
+    this.$.key.value = '';
+    this.errors.key.clear();
+    this.show(null);
+    this.$.submit.disabled = false;
+    this.$.summary.textContent = this.prefs.t('unmask.forgotten');
+    this.$.key.focus();
+  }
+
+  // What each line became, written as the lines were (decimal for `auto`).
+  output() {
+    const { way, format } = this.shown;
+    return { name: way === 'mask' ? 'masked' : 'id', head: `unmask.output.${way}`, text: (row) => idInFormat(row.output, format) };
+  }
+
+  render() {
+    const { rows, prefs, $ } = this;
+    $.copy.hidden = !rows;
+    if (!rows) {
+      $.summary.textContent = '';
+      $.box.hidden = true;
+      $.table.replaceChildren();
+      return;
+    }
+    const { way } = this.shown;
+    $.summary.textContent = rowsSummary(prefs, rows, { summary: `unmask.summary.${way}`, summaryOk: `unmask.summaryOk.${way}` });
+    const action = {
+      head: 'unmask.action',
+      cell: (row) => {
+        const id = row.decoded.id.toString();
+        return el('button', { type: 'button', className: 'link-button', 'data-id': id, 'aria-label': prefs.t('generate.decodeLabel', { id }), text: prefs.t('generate.decode') });
+      },
+    };
+    $.table.replaceChildren(...rowsTable(prefs, rows, { caption: `unmask.caption.${way}`, input: `unmask.input.${way}`, output: this.output(), action }));
+    $.box.hidden = false;
+  }
+
+  /** Every row as CSV (rows.js). */
+  csv() {
+    return rowsCsv(this.prefs, this.rows || [], this.output());
+  }
+
+  relabel() {
+    const { prefs, $ } = this;
+    const way = this.way();
+    $.inputLabel.textContent = prefs.t(`unmask.label.${way}`);
+    $.submit.textContent = prefs.t(`unmask.submit.${way}`);
+    this.relabelLayout();
+    for (const box of Object.values(this.errors)) box.relabel();
+    this.render();
+  }
+
+  /** The hint names the layout the IDs are read with; the page calls this when it changes. */
+  relabelLayout() {
+    const layout = this.layout();
+    this.$.hint.textContent = layout ? this.prefs.t('unmask.hint', { layout: layoutName(layout), bits: this.prefs.bits(layout.totalBits) }) : '';
+  }
+}
