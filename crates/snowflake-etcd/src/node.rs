@@ -551,6 +551,7 @@ mod tests {
         let why = cluster.current().unwrap_err();
         assert!(why.needs_operator());
         assert_eq!(why.reason(), "not issuing: a damaged mark");
+        assert_eq!(why.to_string(), why.reason());
         cluster.inner.say("not issuing: all 1 slots are taken");
         assert!(!cluster.current().unwrap_err().needs_operator());
     }
