@@ -543,6 +543,30 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn fencing_drops_the_holding_closes_the_fence_and_says_why() {
+        let cluster = idle();
+        let held = holding(1, 10).await;
+        hold(&cluster, Some(&held));
+        cluster.inner.fence.extend(Instant::now(), 2);
+        assert_eq!(
+            cluster.status().slot.as_deref(),
+            Some("datacenter=0,machine=1")
+        );
+        cluster.inner.fence("the lease expired");
+        assert!(cluster.inner.holding().is_none());
+        assert!(cluster.inner.fence.closed());
+        let status = cluster.status();
+        assert_eq!(
+            (status.slot, status.fencing_events, status.state.as_str()),
+            (None, 1, "not issuing: the lease expired")
+        );
+        // Fencing again with nothing held is not another event.
+        cluster.inner.fence("session ended");
+        assert_eq!(cluster.status().fencing_events, 1);
+        assert_eq!(cluster.status().state, "not issuing: session ended");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_state_only_an_operator_can_change_says_so() {
         let cluster = idle();
         cluster
