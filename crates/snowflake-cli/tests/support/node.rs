@@ -348,21 +348,24 @@ pub fn assert_no_duplicates(nodes: &[&Node]) -> usize {
     all.len()
 }
 
+/// The command `snowflake cluster status` of cluster `test` at `endpoints`.
+pub fn status_command(endpoints: &str) -> Command {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("snowflake"));
+    command.args([
+        "cluster",
+        "status",
+        "--cluster",
+        "test",
+        "--etcd",
+        endpoints,
+    ]);
+    command
+}
+
 /// `snowflake cluster status` of cluster `test` at `endpoints`, with
 /// `flags`: its stdout, which must come with exit status 0.
 pub fn cluster_status(endpoints: &str, flags: &[&str]) -> String {
-    let out = Command::new(assert_cmd::cargo::cargo_bin("snowflake"))
-        .args([
-            "cluster",
-            "status",
-            "--cluster",
-            "test",
-            "--etcd",
-            endpoints,
-        ])
-        .args(flags)
-        .output()
-        .unwrap();
+    let out = status_command(endpoints).args(flags).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

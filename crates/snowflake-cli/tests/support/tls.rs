@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::node::status_command;
 use crate::support::{free_port, http};
 
 /// Runs `openssl` in `dir`, failing the test with its output if it fails.
@@ -167,17 +168,9 @@ pub fn status_over_tls(
     flags: &[&str],
     env: &[(&str, &Path)],
 ) -> (bool, String) {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("snowflake"));
+    let mut command = status_command(&etcd.endpoint);
     command
         .current_dir(dir)
-        .args([
-            "cluster",
-            "status",
-            "--cluster",
-            "test",
-            "--etcd",
-            &etcd.endpoint,
-        ])
         .args(flags)
         .env_remove("SSL_CERT_FILE")
         .env_remove("SSL_CERT_DIR");
