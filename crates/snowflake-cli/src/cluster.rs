@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snowflake::{Clock, Error, Generator, Layout, SharedGenerator};
-use snowflake_etcd::{Cluster, ClusterConfig, NodeInfo, TlsConfig};
+use snowflake_etcd::{Cluster, ClusterConfig, Holder, NodeInfo, NotReady, SlotHolder, TlsConfig};
 use snowflake_server::{IdSource, Shutdown, Unavailable};
 
 use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
 use crate::failure::Failure;
+use crate::output::{escape_controls, json_line};
 
 /// This binary has cluster mode.
 pub fn available() -> Result<(), Failure> {
@@ -66,7 +67,7 @@ impl IdSource for ClusterSource {
         self.cluster
             .current()
             .map(|holding| Arc::clone(&holding.generator))
-            .map_err(|why| Unavailable::new(why.to_string()))
+            .map_err(unavailable)
     }
 
     /// The fence is checked again after the IDs were made, so IDs made while
@@ -102,6 +103,16 @@ impl IdSource for ClusterSource {
             Ok(())
         })
     }
+}
+
+/// Why the node cannot issue, as the server takes it. The server's
+/// `Unavailable` holds a reason only, and every 503 made from one tells the
+/// client to retry in a second (`Retry-After: 1`). A node that only an
+/// operator can make ready ([`NotReady::needs_operator`]: a damaged mark in
+/// etcd) logs that at error level, but its 503 still says to retry: the
+/// server has no `Unavailable` that it answers without `Retry-After`.
+fn unavailable(why: NotReady) -> Unavailable {
+    Unavailable::new(why.reason())
 }
 
 /// The password never comes from a flag, where `ps` would show it.
@@ -302,25 +313,48 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
     let holders = runtime
         .block_on(snowflake_etcd::holders(&config))
         .map_err(|err| Failure::Runtime(err.to_string()))?;
-    if args.json {
-        let mut line = serde_json::to_string(&holders).unwrap_or_default();
-        line.push('\n');
-        return Ok(line);
-    }
+    Ok(if args.json {
+        json_line(&holders)
+    } else {
+        table(&config.name, &holders)
+    })
+}
+
+/// The slots in use as a table. Every value in it was read from etcd, where
+/// anyone who may write may have put anything: control characters are shown
+/// escaped, so that no value can forge a line or drive the terminal, and a
+/// slot whose holder cannot be read is listed as such, never left out.
+fn table(cluster: &str, holders: &[SlotHolder]) -> String {
     if holders.is_empty() {
-        return Ok(format!("no slots in use in cluster {:?}\n", config.name));
+        return format!("no slots in use in cluster {cluster:?}\n");
     }
     let mut out = format!(
         "{:<28} {:<20} {:>8}  {:<28} {}\n",
         "slot", "hostname", "pid", "since", "address"
     );
     for h in holders {
-        out.push_str(&format!(
-            "{:<28} {:<20} {:>8}  {:<28} {}\n",
-            h.slot, h.node.hostname, h.node.pid, h.since, h.node.address
-        ));
+        let slot = escape_controls(&h.slot);
+        let row = match &h.holder {
+            Holder::Node { node, since } => format!(
+                "{slot:<28} {:<20} {:>8}  {since:<28} {}",
+                escape_controls(&node.hostname),
+                node.pid,
+                escape_controls(&node.address)
+            ),
+            Holder::Unreadable { unreadable } => {
+                format!(
+                    "{slot:<28} (occupied, unreadable: {})",
+                    escape_controls(unreadable)
+                )
+            }
+        };
+        out.push_str(&row);
+        if let Some(damaged) = &h.mark_error {
+            out.push_str(&format!("  (mark damaged: {})", escape_controls(damaged)));
+        }
+        out.push('\n');
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -443,5 +477,70 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn held(slot: &str, hostname: &str, address: &str) -> SlotHolder {
+        SlotHolder {
+            slot: slot.into(),
+            holder: Holder::Node {
+                node: NodeInfo {
+                    hostname: hostname.into(),
+                    pid: 42,
+                    address: address.into(),
+                    since_ms: 0,
+                },
+                since: "1970-01-01T00:00:00.000Z".into(),
+            },
+            mark_ms: Some(1),
+            mark_error: None,
+        }
+    }
+
+    #[test]
+    fn what_etcd_holds_cannot_forge_a_line_of_the_table_or_drive_the_terminal() {
+        let forged = "evil\ndatacenter=9,machine=9       forged                      1  ";
+        let holders = [
+            held("datacenter=0,machine=1", forged, "http://a/\u{1b}[2J"),
+            held("datacenter=0,machine=2\r", "ok", "http://b/"),
+        ];
+        let out = table("test", &holders);
+        assert_eq!(out.lines().count(), 3, "{out}");
+        assert!(!out.lines().any(|l| l.starts_with("datacenter=9")), "{out}");
+        assert!(out.contains("evil\\ndatacenter=9"), "{out}");
+        assert!(out.contains("http://a/\\u{1b}[2J"), "{out}");
+        assert!(out.contains("datacenter=0,machine=2\\r"), "{out}");
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        // The JSON form is one line too: serde escapes the newline.
+        assert_eq!(json_line(&holders).lines().count(), 1);
+    }
+
+    #[test]
+    fn an_unreadable_slot_is_listed_as_occupied_and_a_damaged_mark_as_damaged() {
+        let mut damaged = held("datacenter=0,machine=1", "h", "http://a/");
+        damaged.mark_ms = None;
+        damaged.mark_error = Some("\"x\\n\", not a time in Unix milliseconds".into());
+        let unreadable = SlotHolder {
+            slot: "datacenter=0,machine=2".into(),
+            holder: Holder::Unreadable {
+                unreadable: "not a holder record: expected value\nat line 1".into(),
+            },
+            mark_ms: None,
+            mark_error: None,
+        };
+        let out = table("test", &[damaged, unreadable]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(
+            lines[1].ends_with("(mark damaged: \"x\\n\", not a time in Unix milliseconds)"),
+            "{out}"
+        );
+        assert!(lines[2].starts_with("datacenter=0,machine=2"), "{out}");
+        assert!(
+            lines[2].contains(
+                "(occupied, unreadable: not a holder record: expected value\\nat line 1)"
+            ),
+            "{out}"
+        );
+        assert_eq!(table("test", &[]), "no slots in use in cluster \"test\"\n");
     }
 }

@@ -13,7 +13,9 @@ pub fn report(line: &str) {
     eprintln!("{}", escape_controls(line));
 }
 
-fn escape_controls(text: &str) -> String {
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): what a
+/// terminal shows of it is what it holds, and it stays on one line.
+pub fn escape_controls(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             let escaped: Vec<char> = if c.is_control() {

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use etcd_client::{Client, GetOptions};
 use snowflake::{ErrorKind, Generator};
@@ -47,32 +47,37 @@ pub(crate) async fn claim(
     let mut info = config.info.clone();
     info.since_ms = config.clock.now_ms();
     let limit = space.len().min(taken.len() as u128 + 256);
+    // Why the last free slot was passed over; and whether waiting may
+    // help: not if every slot was tried and each had a damaged mark.
     let mut passed_over = None;
+    let mut waiting_may_help = limit < space.len();
     for i in 0..limit {
         let slot = space.get((start + i) % space.len());
         let key = config.slot_key(&slot);
         if taken.contains(&key) {
+            waiting_may_help = true;
             continue;
         }
         if !create_slot(client, &key, &info, lease)
             .await
             .map_err(Error::Claim)?
         {
+            waiting_may_help = true;
             continue;
         }
-        let writer = Arc::new(MarkWriter {
-            client: client.clone(),
-            slot_key: key.clone(),
-            mark_key: config.mark_key(&slot),
+        let writer = Arc::new(MarkWriter::new(
+            client.clone(),
+            key.clone(),
+            config.mark_key(&slot),
             lease,
-            durable: AtomicI64::new(0),
-            writing: tokio::sync::Mutex::new(()),
-            closed: AtomicBool::new(false),
-        });
+        ));
+        let unreadable = Arc::new(AtomicBool::new(false));
         let store = EtcdMarkStore {
             writer: Arc::clone(&writer),
             fence: Arc::clone(fence),
             runtime: runtime.clone(),
+            layout: config.layout.clone(),
+            unreadable: Arc::clone(&unreadable),
         };
         let node = slot.0.clone();
         let layout = config.layout.clone();
@@ -96,9 +101,16 @@ pub(crate) async fn claim(
             Err(reason) if reason.kind() == ErrorKind::Store => {
                 // Most often: this node's clock is behind the mark the
                 // slot's last holder left. Never issue into the past.
-                tracing::warn!(%slot, "not taking slot {slot}: {reason}");
                 release_slot(client, &key, lease).await;
-                passed_over = Some(Error::SlotPassedOver { slot, reason });
+                let damaged = unreadable.load(Ordering::Acquire);
+                waiting_may_help |= !damaged;
+                let why = if damaged {
+                    Error::DamagedMark { slot, reason }
+                } else {
+                    Error::SlotPassedOver { slot, reason }
+                };
+                tracing::warn!("{why}");
+                passed_over = Some(why);
             }
             Err(err) => {
                 release_slot(client, &key, lease).await;
@@ -106,8 +118,12 @@ pub(crate) async fn claim(
             }
         }
     }
-    // Say why the free slots were passed over, rather than "all taken".
+    // Say why the free slots were passed over, rather than "all taken";
+    // a damaged mark only when nothing else might change with time.
     match passed_over {
+        Some(Error::DamagedMark { slot, reason }) if waiting_may_help => {
+            Err(Error::SlotPassedOver { slot, reason })
+        }
         Some(why) => Err(why),
         None => Ok(None),
     }

@@ -32,6 +32,22 @@ pub enum Error {
         /// Why the generator refused it.
         reason: snowflake::Error,
     },
+    /// A free slot was passed over because its mark in etcd is damaged: not
+    /// a time of the layout. Waiting does not mend it; an operator must.
+    DamagedMark {
+        /// The slot.
+        slot: Slot,
+        /// What the mark is instead.
+        reason: snowflake::Error,
+    },
+    /// The node gave its slot up: the slot's key in etcd was deleted, or now
+    /// belongs to another lease, while the node still held the slot.
+    SlotLost {
+        /// The slot.
+        slot: Slot,
+        /// What happened to the key.
+        why: &'static str,
+    },
     /// The layout or node fields do not make a generator.
     Generator(snowflake::Error),
     /// The task starting the generator ended before it answered.
@@ -49,6 +65,12 @@ impl fmt::Display for Error {
             Error::LeaseNotRenewed => f.write_str("the lease could not be renewed in time"),
             Error::LeaseExpired => f.write_str("the lease expired"),
             Error::SlotPassedOver { slot, reason } => write!(f, "not taking slot {slot}: {reason}"),
+            Error::DamagedMark { slot, reason } => write!(
+                f,
+                "not taking slot {slot}: {reason}; an operator must set it to a time \
+                 after the slot's last ID, and never delete it"
+            ),
+            Error::SlotLost { slot, why } => write!(f, "gave up slot {slot}: {why}"),
             Error::Generator(err) => write!(f, "{err}"),
             Error::Interrupted => f.write_str("the generator's start was interrupted"),
         }
@@ -63,9 +85,22 @@ impl std::error::Error for Error {
             | Error::ListSlots(err)
             | Error::Claim(err)
             | Error::Read(err) => Some(err),
-            Error::SlotPassedOver { reason, .. } | Error::Generator(reason) => Some(reason),
-            Error::LeaseNotRenewed | Error::LeaseExpired | Error::Interrupted => None,
+            Error::SlotPassedOver { reason, .. }
+            | Error::DamagedMark { reason, .. }
+            | Error::Generator(reason) => Some(reason),
+            Error::LeaseNotRenewed
+            | Error::LeaseExpired
+            | Error::SlotLost { .. }
+            | Error::Interrupted => None,
         }
+    }
+}
+
+impl Error {
+    /// Whether only an operator can clear this: retrying or waiting will
+    /// not (a damaged mark in etcd).
+    pub fn needs_operator(&self) -> bool {
+        matches!(self, Error::DamagedMark { .. })
     }
 }
 
@@ -88,5 +123,24 @@ mod tests {
             "{err}"
         );
         assert!(std::error::Error::source(&err).is_some());
+        assert!(!err.needs_operator());
+    }
+
+    #[test]
+    fn only_a_damaged_mark_needs_an_operator() {
+        let slot = Slot(vec![("datacenter".into(), 1), ("machine".into(), 7)]);
+        let reason = snowflake::Error::store_failure("the mark is \"x\"");
+        let err = Error::DamagedMark { slot, reason };
+        assert!(err.needs_operator());
+        let message = err.to_string();
+        assert!(message.contains("an operator must"), "{message}");
+        assert!(message.contains("never delete it"), "{message}");
+        for transient in [
+            Error::LeaseNotRenewed,
+            Error::LeaseExpired,
+            Error::Interrupted,
+        ] {
+            assert!(!transient.needs_operator(), "{transient}");
+        }
     }
 }

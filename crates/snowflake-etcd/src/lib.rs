@@ -14,6 +14,10 @@
 //!   issuing and before it revokes the lease, so the next holder need not
 //!   wait out the window kept ahead of the clock.
 //!
+//! A node whose slot key vanishes, or is overwritten, while it holds the
+//! slot (a clean-up script, a restore) gives the slot up at once and claims
+//! one again; it could not have raised the mark meanwhile.
+//!
 //! Three things make a duplicate impossible, each on its own:
 //! 1. slots are claimed with a create-if-absent transaction, so two live
 //!    nodes never hold one slot;
@@ -24,8 +28,10 @@
 //!
 //! Modules: `node` runs the session (lease, claim, renewals) and answers the
 //! server; `fence` is the deadline; `claim` takes a slot and starts its
-//! generator; `txn` holds the compare-then-write transactions; `mark` is the
-//! generator's mark store on etcd; `slots` enumerates the slots.
+//! generator; `watch` notices a held slot's key vanishing; `txn` holds the
+//! compare-then-write transactions; `mark` is the generator's mark store on
+//! etcd; `slots` enumerates the slots; `holders` reads them for
+//! `cluster status`.
 #![warn(missing_docs)]
 
 mod claim;
@@ -38,10 +44,11 @@ mod mark;
 mod node;
 mod slots;
 mod txn;
+mod watch;
 
 pub use config::{ClusterConfig, NodeInfo, TlsConfig, connect};
 pub use error::Error;
-pub use holders::{SlotHolder, holders};
+pub use holders::{Holder, SlotHolder, holders};
 pub use holding::Holding;
 pub use node::{Cluster, ClusterStatus, NotReady};
 pub use slots::{Slot, SlotSpace, slot_space};

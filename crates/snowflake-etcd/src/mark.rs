@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
 use etcd_client::Client;
-use snowflake::{Error, MarkStore};
+use snowflake::{Error, Layout, MarkStore};
 
 use crate::fence::Fence;
 use crate::txn::put_mark;
@@ -17,25 +17,54 @@ pub(crate) struct EtcdMarkStore {
     pub(crate) writer: Arc<MarkWriter>,
     pub(crate) fence: Arc<Fence>,
     pub(crate) runtime: tokio::runtime::Handle,
+    /// The layout whose times the mark must be.
+    pub(crate) layout: Layout,
+    /// Set when the stored mark is not a time of the layout: damage that
+    /// waiting does not mend, so the claim says an operator must act.
+    pub(crate) unreadable: Arc<AtomicBool>,
+}
+
+/// A stored mark read as a time of `layout`: Unix milliseconds in decimal,
+/// within the layout's time range; otherwise what it is instead. Anything
+/// else is damage (a hand edit, a restore from elsewhere) that only an
+/// operator can mend, and is never taken for "no mark", which would let
+/// the next holder issue IDs that were issued before.
+pub(crate) fn read_mark(value: &[u8], layout: &Layout) -> Result<i64, String> {
+    let shown = || {
+        let cut = &value[..value.len().min(40)];
+        let more = if cut.len() < value.len() { "…" } else { "" };
+        format!("{:?}{more}", String::from_utf8_lossy(cut))
+    };
+    let ms: i64 = std::str::from_utf8(value)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| format!("{}, not a time in Unix milliseconds", shown()))?;
+    match layout.time_units(ms) {
+        Ok(_) => Ok(ms),
+        Err(_) => Err(format!(
+            "{ms}, outside the time range of layout {}",
+            layout.name()
+        )),
+    }
 }
 
 /// Writes a slot's mark, fenced by the slot's lease. The session keeps the
 /// mark ahead of the clock in the background, so that the generator's own
 /// writes, which would block a request on a round trip to etcd, are rare.
 pub(crate) struct MarkWriter {
-    pub(crate) client: Client,
-    pub(crate) slot_key: String,
-    pub(crate) mark_key: String,
-    pub(crate) lease: i64,
+    client: Client,
+    slot_key: String,
+    mark_key: String,
+    lease: i64,
     /// The highest mark known to be stored; 0 before the first write.
     pub(crate) durable: AtomicI64,
     /// Writes go one at a time, each only above the last: two writers (the
     /// session topping up, a request reserving) whose puts reached etcd in
     /// the other order would otherwise leave the lower mark stored.
-    pub(crate) writing: tokio::sync::Mutex<()>,
+    writing: tokio::sync::Mutex<()>,
     /// Set by the last write of a clean shutdown: a top-up still queued
     /// behind it must not raise the mark again.
-    pub(crate) closed: AtomicBool,
+    closed: AtomicBool,
 }
 
 impl std::fmt::Debug for MarkWriter {
@@ -59,6 +88,20 @@ async fn within_time<T>(
 }
 
 impl MarkWriter {
+    /// The writer of the mark at `mark_key` for the slot at `slot_key`,
+    /// held under `lease`; nothing written yet.
+    pub(crate) fn new(client: Client, slot_key: String, mark_key: String, lease: i64) -> Self {
+        MarkWriter {
+            client,
+            slot_key,
+            mark_key,
+            lease,
+            durable: AtomicI64::new(0),
+            writing: tokio::sync::Mutex::new(()),
+            closed: AtomicBool::new(false),
+        }
+    }
+
     /// Stores `mark_ms` if this node's lease still holds the slot. Waiting
     /// for another write and the call itself share one time limit.
     pub(crate) async fn write(&self, mark_ms: i64) -> Result<(), Error> {
@@ -142,16 +185,18 @@ impl MarkStore for EtcdMarkStore {
         let mut client = self.writer.client.clone();
         let key = self.writer.mark_key.clone();
         let resp = self.block(within_time(async move { client.get(key, None).await }))?;
-        match resp.kvs().first() {
-            None => Ok(None),
-            Some(kv) => std::str::from_utf8(kv.value())
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .map(Some)
-                .ok_or_else(|| {
-                    Error::store_failure(format!("{} is not a mark", self.writer.mark_key))
-                }),
-        }
+        let Some(kv) = resp.kvs().first() else {
+            return Ok(None);
+        };
+        read_mark(kv.value(), &self.layout)
+            .map(Some)
+            .map_err(|what| {
+                self.unreadable.store(true, Ordering::Release);
+                Error::store_failure(format!(
+                    "the mark {} in etcd is {what}",
+                    self.writer.mark_key
+                ))
+            })
     }
 
     /// Writes the mark only while this node's lease still holds the slot,
@@ -170,5 +215,41 @@ impl MarkStore for EtcdMarkStore {
             ));
         }
         self.block(self.writer.write(mark_ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mark_is_a_time_of_the_layout_and_nothing_else() {
+        let twitter = Layout::twitter();
+        let ms = twitter.epoch_ms() + 1_000;
+        assert_eq!(read_mark(ms.to_string().as_bytes(), &twitter), Ok(ms));
+        assert_eq!(read_mark(format!(" {ms}\n").as_bytes(), &twitter), Ok(ms));
+        for damaged in ["", "garbage", "1.7e12", "-5", "0", "99999999999999999999"] {
+            let why = read_mark(damaged.as_bytes(), &twitter).unwrap_err();
+            assert!(
+                why.contains("not a time in Unix milliseconds") || why.contains("outside"),
+                "{damaged:?}: {why}"
+            );
+        }
+        // Before the layout's epoch, or past its end: damaged, not absent.
+        let before = (twitter.epoch_ms() - 1).to_string();
+        assert!(
+            read_mark(before.as_bytes(), &twitter)
+                .unwrap_err()
+                .contains("twitter")
+        );
+    }
+
+    #[test]
+    fn what_a_damaged_mark_holds_is_shown_escaped_and_cut() {
+        let why = read_mark(b"\x1b[31mred\nline", &Layout::twitter()).unwrap_err();
+        assert!(!why.contains('\x1b') && !why.contains('\n'), "{why}");
+        let long = vec![b'x'; 10_000];
+        let why = read_mark(&long, &Layout::twitter()).unwrap_err();
+        assert!(why.len() < 120 && why.contains('…'), "{why}");
     }
 }

@@ -15,15 +15,32 @@ use crate::fence::Fence;
 use snowflake::SharedGenerator;
 
 use crate::holding::Holding;
-use crate::slots::slot_space;
+use crate::slots::{Slot, slot_space};
+use crate::watch::until_lost;
 
 /// Why a node cannot issue now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotReady(pub String);
+pub struct NotReady {
+    reason: String,
+    needs_operator: bool,
+}
+
+impl NotReady {
+    /// Why, in words for the operator.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// Whether only an operator can make the node ready (a damaged mark in
+    /// etcd): retrying soon will not.
+    pub fn needs_operator(&self) -> bool {
+        self.needs_operator
+    }
+}
 
 impl std::fmt::Display for NotReady {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.reason)
     }
 }
 
@@ -45,7 +62,8 @@ struct Inner {
     holding: RwLock<Option<Arc<Holding>>>,
     fence: Arc<Fence>,
     fencing_events: AtomicU64,
-    state: Mutex<String>,
+    /// What the node is doing, and whether only an operator can change it.
+    state: Mutex<(String, bool)>,
     runtime: tokio::runtime::Handle,
     /// The task that keeps the lease; aborted on shutdown so that it does
     /// not take a new lease and slot after the node said goodbye.
@@ -53,19 +71,58 @@ struct Inner {
 }
 
 impl Inner {
-    fn say(&self, state: impl Into<String>) {
-        let state = state.into();
-        if let Ok(mut current) = self.state.lock()
-            && *current != state
-        {
-            tracing::info!(cluster = %self.config.name, "{state}");
-            *current = state;
+    fn new(config: ClusterConfig) -> Inner {
+        Inner {
+            holding: RwLock::new(None),
+            fence: Arc::new(Fence::new(config.lease_ttl, config.margin)),
+            fencing_events: AtomicU64::new(0),
+            state: Mutex::new(("starting".into(), false)),
+            runtime: tokio::runtime::Handle::current(),
+            supervisor: Mutex::new(None),
+            config,
         }
+    }
+
+    fn say(&self, state: impl Into<String>) {
+        self.tell(state.into(), false);
+    }
+
+    fn tell(&self, state: String, needs_operator: bool) {
+        if let Ok(mut current) = self.state.lock()
+            && current.0 != state
+        {
+            if needs_operator {
+                tracing::error!(cluster = %self.config.name, "{state}");
+            } else {
+                tracing::info!(cluster = %self.config.name, "{state}");
+            }
+            *current = (state, needs_operator);
+        }
+    }
+
+    fn holding(&self) -> Option<Arc<Holding>> {
+        self.holding.read().ok().and_then(|h| h.clone())
     }
 
     /// Stops issuing: drops the generator and the deadline.
     fn fence(&self, why: &str) {
         let had = self.holding.write().map(|mut h| h.take()).ok().flatten();
+        self.stopped(had, why);
+    }
+
+    /// Stops issuing from `holding` if it is still the one issuing; a
+    /// newer holding is left alone.
+    fn give_up(&self, holding: &Arc<Holding>, why: &str) {
+        let had = self.holding.write().ok().and_then(|mut current| {
+            let same = current.as_ref().is_some_and(|c| Arc::ptr_eq(c, holding));
+            if same { current.take() } else { None }
+        });
+        if had.is_some() {
+            self.stopped(had, why);
+        }
+    }
+
+    fn stopped(&self, had: Option<Arc<Holding>>, why: &str) {
         self.fence.close();
         if let Some(holding) = had {
             self.fencing_events.fetch_add(1, Ordering::Relaxed);
@@ -93,15 +150,7 @@ impl Cluster {
     /// Joins the cluster in the background on the current tokio runtime:
     /// returns at once; the node is ready when it holds a slot.
     pub fn start(config: ClusterConfig) -> Cluster {
-        let inner = Arc::new(Inner {
-            holding: RwLock::new(None),
-            fence: Arc::new(Fence::new(config.lease_ttl, config.margin)),
-            fencing_events: AtomicU64::new(0),
-            state: Mutex::new("starting".into()),
-            runtime: tokio::runtime::Handle::current(),
-            supervisor: Mutex::new(None),
-            config,
-        });
+        let inner = Arc::new(Inner::new(config));
         let task = tokio::spawn(supervise(Arc::clone(&inner)));
         if let Ok(mut slot) = inner.supervisor.lock() {
             *slot = Some(task);
@@ -111,17 +160,12 @@ impl Cluster {
 
     /// The slot and generator to issue from, if the node may issue now.
     pub fn current(&self) -> Result<Arc<Holding>, NotReady> {
-        let holding = self
-            .inner
-            .holding
-            .read()
-            .ok()
-            .and_then(|h| h.clone())
-            .ok_or_else(|| NotReady(self.state()))?;
+        let holding = self.inner.holding().ok_or_else(|| self.not_ready())?;
         if self.inner.fence.closed() {
-            return Err(NotReady(
-                "fenced: the lease on etcd was not renewed in time".into(),
-            ));
+            return Err(NotReady {
+                reason: "fenced: the lease on etcd was not renewed in time".into(),
+                needs_operator: false,
+            });
         }
         Ok(holding)
     }
@@ -141,24 +185,30 @@ impl Cluster {
         !self.inner.fence.closed()
             && self
                 .inner
-                .holding
-                .read()
-                .ok()
-                .and_then(|h| h.clone())
+                .holding()
                 .is_some_and(|h| Arc::ptr_eq(&h.generator, generator))
     }
 
     fn state(&self) -> String {
-        self.inner
+        self.not_ready().reason
+    }
+
+    fn not_ready(&self) -> NotReady {
+        let (reason, needs_operator) = self
+            .inner
             .state
             .lock()
             .map(|s| s.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        NotReady {
+            reason,
+            needs_operator,
+        }
     }
 
     /// What the node is doing.
     pub fn status(&self) -> ClusterStatus {
-        let holding = self.inner.holding.read().ok().and_then(|h| h.clone());
+        let holding = self.inner.holding();
         ClusterStatus {
             slot: holding.as_ref().map(|h| h.slot.to_string()),
             lease_remaining_s: self.inner.fence.remaining().map(|d| d.as_secs_f64()),
@@ -175,7 +225,7 @@ impl Cluster {
         if let Some(task) = self.inner.supervisor.lock().ok().and_then(|mut t| t.take()) {
             task.abort();
         }
-        let holding = self.inner.holding.read().ok().and_then(|h| h.clone());
+        let holding = self.inner.holding();
         self.inner.fence("shutting down");
         let Some(holding) = holding else {
             return;
@@ -211,6 +261,53 @@ async fn supervise(inner: Arc<Inner>) {
     }
 }
 
+/// The watch on a held slot's key (see `watch`), as a task of its own so
+/// that the slot is given up the moment its key goes, whatever the session
+/// is waiting for; stopped when the session ends.
+struct Watching {
+    slot: Slot,
+    task: tokio::task::JoinHandle<&'static str>,
+}
+
+impl Watching {
+    fn start(inner: &Arc<Inner>, holding: &Arc<Holding>, client: &etcd_client::Client) -> Self {
+        let (inner, holding) = (Arc::clone(inner), Arc::clone(holding));
+        let slot = holding.slot.clone();
+        let lost = until_lost(
+            client.clone(),
+            inner.config.slot_key(&slot),
+            holding.lease(),
+        );
+        let task = tokio::spawn(async move {
+            let why = lost.await;
+            let gone = Error::SlotLost {
+                slot: holding.slot.clone(),
+                why,
+            };
+            inner.give_up(&holding, &gone.to_string());
+            why
+        });
+        Watching { slot, task }
+    }
+
+    /// Resolves once the slot was given up, saying why; never without one.
+    async fn lost(watching: &mut Option<Watching>) -> Error {
+        match watching {
+            Some(Watching { slot, task }) => Error::SlotLost {
+                slot: slot.clone(),
+                why: task.await.unwrap_or("the watch on its key stopped"),
+            },
+            None => std::future::pending().await,
+        }
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(), Error> {
     let config = &inner.config;
     let mut client = connect(config).await?;
@@ -228,6 +325,12 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     let lease = granted.id();
     *last_lease = Some(lease);
     inner.fence.extend(sent, granted.ttl());
+    // The partition scenario times the fence against these lines.
+    tracing::debug!(
+        lease,
+        ttl_s = granted.ttl(),
+        "fence extended: lease granted"
+    );
     // Renewing five times a TTL leaves most of the TTL, after the margin,
     // for etcd to elect a new leader before the node must fence itself.
     let period = config.lease_ttl / 5;
@@ -235,6 +338,7 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     let attempt = (config.lease_ttl / 6).max(Duration::from_millis(200));
     let mut pause = period;
     let mut holding: Option<Arc<Holding>> = None;
+    let mut watching: Option<Watching> = None;
     // The renewal stream; dropped after any failure, so that a late answer
     // to an old request is never taken for the answer to a new one.
     let mut renewer = None;
@@ -248,6 +352,7 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
                     if let Ok(mut h) = inner.holding.write() {
                         *h = Some(Arc::clone(&claimed));
                     }
+                    watching = Some(Watching::start(inner, &claimed, &client));
                     holding = Some(claimed);
                 }
                 Ok(None) => inner.say(format!(
@@ -256,10 +361,13 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
                         .map(|s| s.len().to_string())
                         .unwrap_or_else(|_| "?".into())
                 )),
-                Err(why) => inner.say(format!("not issuing: {why}")),
+                Err(why) => inner.tell(format!("not issuing: {why}"), why.needs_operator()),
             }
         }
-        tokio::time::sleep(pause).await;
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            lost = Watching::lost(&mut watching) => return Err(lost),
+        }
         if inner.fence.closed() {
             return Err(Error::LeaseNotRenewed);
         }
@@ -278,6 +386,7 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
         match tokio::time::timeout(attempt, renewed).await {
             Ok(Ok(Some(resp))) if resp.ttl() > 0 => {
                 inner.fence.extend(sent, resp.ttl());
+                tracing::debug!(lease, ttl_s = resp.ttl(), "fence extended: lease renewed");
                 pause = period;
                 if let Some(holding) = &holding {
                     // Off the renewal path: a slow write must not delay
@@ -292,5 +401,182 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
                 renewer = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use snowflake::{Clock, Generator, Layout, ManualClock};
+
+    use super::*;
+    use crate::config::NodeInfo;
+    use crate::mark::MarkWriter;
+
+    fn config() -> ClusterConfig {
+        ClusterConfig {
+            // Never dialled: etcd-client connects lazily.
+            endpoints: vec!["http://127.0.0.1:9".into()],
+            name: "test".into(),
+            layout: Layout::twitter(),
+            fixed: Vec::new(),
+            lease_ttl: Duration::from_secs(2),
+            margin: Duration::from_millis(500),
+            tolerance_ms: 5,
+            reserve_ms: 1000,
+            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+            info: NodeInfo {
+                hostname: "test".into(),
+                pid: 1,
+                address: String::new(),
+                since_ms: 0,
+            },
+            auth: None,
+            tls: Default::default(),
+        }
+    }
+
+    /// A node with no session: the test moves its fence and its holding
+    /// as the session and the watch would.
+    fn idle() -> Cluster {
+        Cluster {
+            inner: Arc::new(Inner::new(config())),
+        }
+    }
+
+    /// A holding of slot `machine` under `lease`, whose generator is its own.
+    async fn holding(machine: u64, lease: i64) -> Arc<Holding> {
+        let config = config();
+        let client = etcd_client::Client::connect(&config.endpoints, None)
+            .await
+            .unwrap();
+        let slot = Slot(vec![("datacenter".into(), 0), ("machine".into(), machine)]);
+        let writer = MarkWriter::new(
+            client,
+            config.slot_key(&slot),
+            config.mark_key(&slot),
+            lease,
+        );
+        let clock: Arc<dyn Clock> = config.clock;
+        let generator = Generator::builder(config.layout)
+            .node(&[("datacenter", 0), ("machine", machine)])
+            .clock(clock)
+            .build()
+            .unwrap();
+        Arc::new(Holding::new(slot, generator, lease, Arc::new(writer)))
+    }
+
+    fn hold(cluster: &Cluster, holding: Option<&Arc<Holding>>) {
+        *cluster.inner.holding.write().unwrap() = holding.cloned();
+    }
+
+    /// What the server does with a generator it got from `current()`: makes
+    /// an ID, and hands it out only if `still_issuing` still says so.
+    fn issue(cluster: &Cluster, generator: &Arc<SharedGenerator>) -> Option<u64> {
+        let id = generator.next_id().unwrap().get();
+        cluster.still_issuing(generator).then_some(id)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_generator_issues_only_while_the_fence_is_open_and_its_holding_is_current() {
+        let cluster = idle();
+        let first = holding(1, 10).await;
+        hold(&cluster, Some(&first));
+        cluster.inner.fence.extend(Instant::now(), 2);
+        let stale = cluster.current().unwrap().generator.clone();
+        assert!(
+            issue(&cluster, &stale).is_some(),
+            "the holder's own generator"
+        );
+        assert!(cluster.still_valid(&first));
+
+        // The slot was given up and another taken under a new lease: the
+        // fence is open, but the generator made before is not the current one.
+        let second = holding(2, 11).await;
+        hold(&cluster, Some(&second));
+        assert_eq!(
+            issue(&cluster, &stale),
+            None,
+            "a generator of a holding given up"
+        );
+        assert!(!cluster.still_valid(&first));
+        assert!(issue(&cluster, &second.generator).is_some());
+
+        // The holding is still in place but the deadline passed (a pause
+        // the session has not noticed yet): nothing from it either.
+        let cluster = idle();
+        hold(&cluster, Some(&first));
+        cluster
+            .inner
+            .fence
+            .extend(Instant::now() - Duration::from_millis(1600), 2);
+        assert!(cluster.inner.fence.closed());
+        assert_eq!(issue(&cluster, &first.generator), None, "past the deadline");
+        assert!(!cluster.still_valid(&first));
+
+        // No holding and no lease.
+        let cluster = idle();
+        assert_eq!(issue(&cluster, &first.generator), None);
+        assert!(cluster.current().is_err());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn giving_up_a_holding_leaves_a_newer_one_alone() {
+        let cluster = idle();
+        let (old, new) = (holding(1, 10).await, holding(2, 11).await);
+        hold(&cluster, Some(&new));
+        cluster.inner.fence.extend(Instant::now(), 2);
+        // A watch of the old holding that fires late.
+        cluster.inner.give_up(&old, "its key was deleted");
+        assert!(cluster.still_valid(&new));
+        assert_eq!(cluster.status().fencing_events, 0);
+        cluster
+            .inner
+            .give_up(&new, "gave up slot datacenter=0,machine=2: gone");
+        assert!(!cluster.still_valid(&new));
+        assert!(cluster.inner.fence.closed());
+        assert_eq!(cluster.status().fencing_events, 1);
+        let why = cluster.current().unwrap_err();
+        assert!(why.reason().contains("gave up slot"), "{why}");
+        assert!(!why.needs_operator());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn fencing_drops_the_holding_closes_the_fence_and_says_why() {
+        let cluster = idle();
+        let held = holding(1, 10).await;
+        hold(&cluster, Some(&held));
+        cluster.inner.fence.extend(Instant::now(), 2);
+        assert_eq!(
+            cluster.status().slot.as_deref(),
+            Some("datacenter=0,machine=1")
+        );
+        cluster.inner.fence("the lease expired");
+        assert!(cluster.inner.holding().is_none());
+        assert!(cluster.inner.fence.closed());
+        let status = cluster.status();
+        assert_eq!(
+            (status.slot, status.fencing_events, status.state.as_str()),
+            (None, 1, "not issuing: the lease expired")
+        );
+        // Fencing again with nothing held is not another event.
+        cluster.inner.fence("session ended");
+        assert_eq!(cluster.status().fencing_events, 1);
+        assert_eq!(cluster.status().state, "not issuing: session ended");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_state_only_an_operator_can_change_says_so() {
+        let cluster = idle();
+        cluster
+            .inner
+            .tell("not issuing: a damaged mark".into(), true);
+        let why = cluster.current().unwrap_err();
+        assert!(why.needs_operator());
+        assert_eq!(why.reason(), "not issuing: a damaged mark");
+        assert_eq!(why.to_string(), why.reason());
+        cluster.inner.say("not issuing: all 1 slots are taken");
+        assert!(!cluster.current().unwrap_err().needs_operator());
     }
 }

@@ -21,7 +21,7 @@ pub mod served;
 
 pub use command::{Printed, command, snowflake, stderr_of, stdout_of};
 pub use generating::Generating;
-pub use http::{free_port, http};
+pub use http::{Answer, exchange, free_port, http};
 pub use poll::wait_for;
 pub use scratch::{Scratch, path_arg};
 pub use served::Served;

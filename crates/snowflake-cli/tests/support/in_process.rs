@@ -1,0 +1,93 @@
+//! A cluster node run inside the test, on a clock the test sets: for the
+//! scenarios where only the slot's mark, not the time that passed, may put
+//! a new holder above the IDs issued before.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use snowflake::{Layout, ManualClock};
+use snowflake_etcd::{Cluster, ClusterConfig, Holding, NodeInfo};
+
+use crate::etcd::Etcd;
+use crate::scenario::{TTL_S, poll};
+
+/// A node of cluster `test` in this process, fixed to one slot of the
+/// twitter layout; leaves the cluster when dropped.
+pub struct InProcess {
+    pub cluster: Cluster,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl InProcess {
+    /// Joins with `config` (see [`config`]).
+    pub fn start(config: ClusterConfig) -> InProcess {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let cluster = runtime.block_on(async { Cluster::start(config) });
+        InProcess { cluster, runtime }
+    }
+
+    /// Waits until the node holds its slot.
+    pub fn holding(&self, within: Duration, context: impl Fn() -> String) -> Arc<Holding> {
+        poll(
+            within,
+            "the in-process node never took its slot",
+            || self.cluster.current().ok(),
+            || format!("{:?}\n{}", self.cluster.status(), context()),
+        )
+    }
+
+    /// `count` IDs from `holding`'s generator.
+    pub fn ids(&self, holding: &Arc<Holding>, count: usize) -> Vec<u64> {
+        let generator = Arc::clone(&holding.generator);
+        let made = async move {
+            tokio::task::spawn_blocking(move || {
+                (0..count)
+                    .map(|_| generator.next_id().map(|id| id.get()))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .await
+        };
+        self.runtime.block_on(made).unwrap().unwrap()
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        self.runtime.block_on(self.cluster.shutdown());
+    }
+}
+
+/// A node of cluster `test` on `etcd`, fixed to `slot` of the twitter
+/// layout, reading `clock`.
+pub fn config(etcd: &Etcd, slot: &str, clock: Arc<ManualClock>) -> ClusterConfig {
+    let fixed = slot
+        .split(',')
+        .map(|part| {
+            let (name, value) = part.split_once('=').unwrap();
+            (name.to_string(), value.parse().unwrap())
+        })
+        .collect();
+    ClusterConfig {
+        endpoints: etcd.endpoints().split(',').map(String::from).collect(),
+        name: "test".into(),
+        layout: Layout::twitter(),
+        fixed,
+        lease_ttl: Duration::from_secs(TTL_S),
+        margin: Duration::from_millis(500),
+        tolerance_ms: 5,
+        reserve_ms: 1000,
+        clock,
+        info: NodeInfo {
+            hostname: "test".into(),
+            pid: std::process::id(),
+            address: "in-process".into(),
+            since_ms: 0,
+        },
+        auth: None,
+        tls: Default::default(),
+    }
+}
