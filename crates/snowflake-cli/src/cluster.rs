@@ -105,14 +105,15 @@ impl IdSource for ClusterSource {
     }
 }
 
-/// Why the node cannot issue, as the server takes it. The server's
-/// `Unavailable` holds a reason only, and every 503 made from one tells the
-/// client to retry in a second (`Retry-After: 1`). A node that only an
+/// Why the node cannot issue, as the server takes it: a node that only an
 /// operator can make ready ([`NotReady::needs_operator`]: a damaged mark in
-/// etcd) logs that at error level, but its 503 still says to retry: the
-/// server has no `Unavailable` that it answers without `Retry-After`.
+/// etcd) is answered without `Retry-After`, since waiting will not help.
 fn unavailable(why: NotReady) -> Unavailable {
-    Unavailable::new(why.reason())
+    if why.needs_operator() {
+        Unavailable::needs_operator(why.reason())
+    } else {
+        Unavailable::new(why.reason())
+    }
 }
 
 /// The password never comes from a flag, where `ps` would show it.

@@ -707,8 +707,6 @@ fn a_damaged_mark_keeps_its_slot_unused_until_an_operator_mends_it() {
 /// Waiting does not mend a damaged mark, so the 503 must not tell clients
 /// to retry shortly.
 #[test]
-#[ignore = "needs snowflake-server to answer an Unavailable that only an operator can clear \
-            without Retry-After (see CHANGELOG, 2026-12-03, cluster mode)"]
 fn a_damaged_marks_503_does_not_tell_clients_to_retry() {
     let scene = Scene::start();
     let mut node = node_on_a_damaged_mark(&scene, "datacenter=1,machine=2");

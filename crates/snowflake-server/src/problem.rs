@@ -65,6 +65,13 @@ impl Problem {
         problem
     }
 
+    /// A 503 that waiting does not mend: no `Retry-After`.
+    pub(crate) fn needs_operator(detail: impl Into<String>) -> Self {
+        let mut problem = Problem::unavailable(detail);
+        problem.retry_after = None;
+        problem
+    }
+
     /// A 500 that says nothing of its cause.
     pub(crate) fn internal() -> Self {
         Problem::new(
@@ -101,11 +108,9 @@ impl Problem {
             // hands) gets no Retry-After: waiting will not help.
             _ if err.needs_operator() => {
                 tracing::error!(error = %err, "the generator stopped issuing until the operator acts");
-                let mut problem = Problem::unavailable(
+                Problem::needs_operator(
                     "this node stopped issuing IDs until its operator acts; see the server log",
-                );
-                problem.retry_after = None;
-                problem
+                )
             }
             _ => {
                 tracing::error!(error = %err, "the generator cannot store its mark");

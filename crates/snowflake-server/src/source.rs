@@ -20,6 +20,7 @@ pub type Shutdown = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {
     reason: String,
+    needs_operator: bool,
 }
 
 impl Unavailable {
@@ -27,7 +28,22 @@ impl Unavailable {
     pub fn new(reason: impl Into<String>) -> Self {
         Unavailable {
             reason: reason.into(),
+            needs_operator: false,
         }
+    }
+
+    /// A source cannot issue until an operator acts (a damaged mark):
+    /// its 503 carries no `Retry-After`.
+    pub fn needs_operator(reason: impl Into<String>) -> Self {
+        Unavailable {
+            reason: reason.into(),
+            needs_operator: true,
+        }
+    }
+
+    /// Whether only an operator can make the source issue again.
+    pub fn is_for_operator(&self) -> bool {
+        self.needs_operator
     }
 
     /// Why, in words for the operator.
@@ -147,5 +163,25 @@ impl IdSource for Standalone {
             }
         };
         Box::pin(std::future::ready(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reason is kept for the log, as given, and says whether an
+    /// operator must act.
+    #[test]
+    fn a_reason_is_kept_as_given() {
+        let why = Unavailable::new("cannot reach etcd at http://10.0.0.1:2379");
+        assert_eq!(why.reason(), "cannot reach etcd at http://10.0.0.1:2379");
+        assert_eq!(why.to_string(), why.reason());
+        assert!(!why.is_for_operator());
+        let lasting = Unavailable::needs_operator("marks/1 is damaged");
+        assert_eq!(
+            (lasting.to_string().as_str(), lasting.is_for_operator()),
+            ("marks/1 is damaged", true)
+        );
     }
 }

@@ -50,9 +50,16 @@ impl std::fmt::Debug for AppState {
 /// which may name hosts or files, goes to the log.
 const UNAVAILABLE: &str = "this node cannot issue IDs right now; try again shortly";
 
+/// The message when only an operator can make the node issue again.
+const NEEDS_OPERATOR: &str = "this node cannot issue IDs until its operator acts";
+
 fn unavailable(why: &Unavailable) -> Problem {
     tracing::debug!(reason = %why, "refused to issue");
-    Problem::unavailable(UNAVAILABLE)
+    if why.is_for_operator() {
+        Problem::needs_operator(NEEDS_OPERATOR)
+    } else {
+        Problem::unavailable(UNAVAILABLE)
+    }
 }
 
 impl AppState {
