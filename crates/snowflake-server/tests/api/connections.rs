@@ -375,3 +375,57 @@ async fn http2_is_off_by_default() {
     );
     served.stop().await;
 }
+
+/// A streamed answer over a real connection arrives whole: every ID of a
+/// request several chunks long, in order, in a body hyper framed as the
+/// stream said (chunked, ended after the last chunk).
+#[tokio::test]
+async fn a_streamed_answer_arrives_whole_over_a_real_connection() {
+    use tokio::io::AsyncWriteExt;
+    let served = Served::start(config()).await;
+    let mut stream = served.connect().await;
+    stream
+        .write_all(
+            b"GET /api/v1/ids?count=10000 HTTP/1.1\r\nhost: localhost\r\naccept: text/plain\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    // Read until the chunked body's last chunk: the connection stays open.
+    let mut answer = Vec::new();
+    let start = std::time::Instant::now();
+    while !answer.ends_with(b"\r\n0\r\n\r\n") {
+        use tokio::io::AsyncReadExt;
+        let mut buf = [0u8; 65536];
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .expect("the answer stalled")
+            .unwrap();
+        assert!(n > 0, "closed before the end: {} bytes", answer.len());
+        answer.extend_from_slice(&buf[..n]);
+        assert!(start.elapsed() < Duration::from_secs(30));
+    }
+    let text = String::from_utf8(answer).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    // Unchunk: sizes in hex, each chunk's data, a CRLF after each.
+    let mut ids = String::new();
+    let mut rest = body;
+    loop {
+        let (size, after) = rest.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size, 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        ids.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    let ids: Vec<u64> = ids.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(ids.len(), 10_000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    served.stop().await;
+}

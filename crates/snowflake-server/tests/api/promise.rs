@@ -349,6 +349,16 @@ async fn every_chunk_is_checked_after_it_was_made() {
         let source = EndingSource::new(End::Never);
         let got = receive(&source, request(&path, TextForm::Decimal), End::Never).await;
         assert_eq!(got.status, StatusCode::OK);
+        // The stream's producer holds the source until it ends: wait for
+        // that, so that a chunk it made after the last counts too.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while Arc::strong_count(&source) > 1 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the stream's producer did not end after its last chunk"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
         let n = chunks(path.count);
         assert_eq!(
             (source.currents.load(SeqCst), source.checks.load(SeqCst)),
