@@ -326,6 +326,58 @@ fn check_errors(db: Db) {
     assert!(err.contains(holds), "{err}");
 }
 
+/// The vectors' readings: one ID under every preset. SQL has no verdicts,
+/// but what it reads must agree with them: a possible or implausible
+/// reading's time is the time the preset's `_time` function gives, and an
+/// impossible one (a bit set that the layout keeps 0) is refused.
+fn check_readings(db: Db) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vectors.json");
+    let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for preset in snowflake::Layout::PRESETS {
+        db.load(&["--layout", preset]);
+    }
+    let mut checked = 0;
+    for case in vectors["readings"].as_array().unwrap() {
+        // The mapping the functions' comment states: two's complement.
+        let id = case["id"].as_str().unwrap().parse::<u64>().unwrap() as i64;
+        for reading in case["readings"].as_array().unwrap() {
+            let preset = reading["layout"].as_str().unwrap();
+            let what = format!("{db:?}: {id} under {preset}");
+            let time = format!("SELECT {};", db.time_text(&format!("{preset}_time({id})")));
+            match (
+                reading["verdict"].as_str().unwrap(),
+                reading["timestamp_ms"].as_i64(),
+            ) {
+                ("impossible", _) => {
+                    db.error_of(&time);
+                }
+                (_, Some(ts)) if db == Db::Mariadb && ts > DATETIME_MAX_MS => {
+                    db.error_of(&time);
+                }
+                (_, Some(ts)) => assert_eq!(db.one_row(&time), [utc_text(ts)], "{what}"),
+                (verdict, None) => panic!("{what}: a {verdict} reading without a time"),
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 22 * snowflake::Layout::PRESETS.len(),
+        "{checked} readings"
+    );
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/sql-test"]
+fn postgres_functions_read_the_vectors_readings() {
+    check_readings(Db::Postgres);
+}
+
+#[test]
+#[ignore = "needs MariaDB: run scripts/sql-test"]
+fn mariadb_functions_read_the_vectors_readings() {
+    check_readings(Db::Mariadb);
+}
+
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/sql-test"]
 fn postgres_functions_match_the_vectors() {
