@@ -408,3 +408,9 @@ pub mod h2 {
         frame(0x1, 0x4 | 0x1, stream, &block)
     }
 }
+
+/// The shared test vectors (`testdata/vectors.json`).
+pub fn vectors() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vectors.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
