@@ -340,9 +340,8 @@ pub struct ComposeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Write the ID in this text form.
-    #[arg(long, value_name = "FORM", value_parser = FormParser)]
-    pub format: Option<TextForm>,
+    #[command(flatten)]
+    pub form: WriteForm,
 }
 
 #[derive(Debug, Args)]
@@ -359,10 +358,8 @@ pub struct DecodeArgs {
     /// Print CSV: a header row, then one row per ID.
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
-    /// Read IDs in this text form, and write them in it. Without it,
-    /// decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM", value_parser = FormParser)]
-    pub format: Option<TextForm>,
+    #[command(flatten)]
+    pub form: ReadForm,
 }
 
 #[derive(Debug, Args)]
@@ -383,6 +380,31 @@ pub struct BoundsArgs {
 impl BoundsArgs {
     pub fn window(&self) -> Result<(i64, i64), Error> {
         Ok((parse_time("from", &self.from)?, parse_time("to", &self.to)?))
+    }
+}
+
+/// `--format` on a command that reads IDs (and writes them back in the
+/// same form).
+#[derive(Debug, Args)]
+pub struct ReadForm {
+    /// Read IDs in this text form, and write them in it. Without it,
+    /// decimal and 0x hex are read.
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
+}
+
+/// `--format` on a command that writes IDs it made.
+#[derive(Debug, Args)]
+pub struct WriteForm {
+    /// Write the IDs in this text form (decimal by default).
+    #[arg(long, value_name = "FORM", value_parser = FormParser)]
+    pub format: Option<TextForm>,
+}
+
+impl WriteForm {
+    /// The form asked for, decimal by default.
+    pub fn or_decimal(&self) -> TextForm {
+        self.format.unwrap_or(TextForm::Decimal)
     }
 }
 
@@ -450,9 +472,8 @@ pub struct GenerateArgs {
     /// Print each ID's JSON breakdown, one object per line.
     #[arg(long)]
     pub json: bool,
-    /// Write the ID in this text form.
-    #[arg(long, value_name = "FORM", value_parser = FormParser)]
-    pub format: Option<TextForm>,
+    #[command(flatten)]
+    pub form: WriteForm,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -739,10 +760,8 @@ pub struct MaskArgs {
     pub key: KeyFileArgs,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Read IDs in this text form, and write them in it. Without it,
-    /// decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM", value_parser = FormParser)]
-    pub format: Option<TextForm>,
+    #[command(flatten)]
+    pub form: ReadForm,
 }
 
 #[derive(Debug, Args)]
@@ -755,10 +774,8 @@ pub struct UnmaskArgs {
     pub key: KeyFileArgs,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Read IDs in this text form, and write them in it. Without it,
-    /// decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM", value_parser = FormParser)]
-    pub format: Option<TextForm>,
+    #[command(flatten)]
+    pub form: ReadForm,
     /// Print each unmasked ID's breakdown, as `decode --json` does, one
     /// object per line.
     #[arg(long)]
@@ -890,9 +907,8 @@ pub struct AuditArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Read IDs in this text form. Without it, decimal and 0x hex are read.
-    #[arg(long, value_name = "FORM", value_parser = FormParser)]
-    pub format: Option<TextForm>,
+    #[command(flatten)]
+    pub form: ReadForm,
     #[command(flatten)]
     pub now: NowArgs,
     /// How many IDs of each kind (duplicated, from the future, from before

@@ -81,7 +81,7 @@ pub fn run(args: &AuditArgs, clock: &dyn Clock) -> Result<(), Failure> {
         )));
     }
     let layout = args.layout.resolve()?;
-    let form = args.format;
+    let form = args.form.format;
     let now_ms = args.now.now_ms(clock)?;
     let stdin = io::stdin();
     let from_stdin = args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));

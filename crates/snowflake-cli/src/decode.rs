@@ -23,7 +23,7 @@ use crate::render;
 pub const BUFFER: usize = 1 << 16;
 
 pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
-    let form = args.format;
+    let form = args.form.format;
     let l = &args.layout;
     if all_layouts(&l.layout, l.epoch.as_deref(), l.tick_ms.as_deref())? {
         return every_preset(args, form);

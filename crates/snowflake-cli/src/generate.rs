@@ -17,7 +17,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     tighten_timer_slack();
     let layout = args.layout.resolve()?;
     let count = args.count;
-    let form = args.format.unwrap_or(TextForm::Decimal);
+    let form = args.form.or_decimal();
     let node = parse_fields(&layout, &args.node.pairs())?;
     let builder = Generator::builder(layout.clone())
         .node(&node)

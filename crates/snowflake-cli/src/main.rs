@@ -25,7 +25,7 @@ mod sql;
 use std::process::ExitCode;
 
 use clap::Parser;
-use snowflake::{Clock, SystemClock, TextForm};
+use snowflake::{Clock, SystemClock};
 
 use args::{Cli, ClusterCommand, Command, MaskKeyCommand};
 use failure::Failure;
@@ -86,7 +86,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let pairs = args.fields.pairs(args.sequence.as_deref());
             let values = parse_fields(&layout, &pairs)?;
-            let form = args.format.unwrap_or(TextForm::Decimal);
+            let form = args.form.or_decimal();
             let id = layout.compose(timestamp, &values)?;
             let decoded = layout.decode(id)?;
             emit(&if args.json {

@@ -54,13 +54,13 @@ enum Output {
 }
 
 pub fn mask(args: &MaskArgs) -> Result<(), Failure> {
-    let form = args.format;
+    let form = args.form.format;
     let output = Output::Id(form.unwrap_or(TextForm::Decimal));
     run(&args.ids, &args.key, &args.layout, form, Way::Mask, output)
 }
 
 pub fn unmask(args: &UnmaskArgs) -> Result<(), Failure> {
-    let form = args.format;
+    let form = args.form.format;
     let output = if args.json {
         Output::Json
     } else {
