@@ -119,6 +119,13 @@ mod tests {
             "[::2]:80",
             "localhost.evil.example",
             "",
+            // A label before ".localhost" is needed: the suffix alone is no
+            // name.
+            ".localhost",
+            // Where the suffix would start inside a character, the name is
+            // no loopback name, and looking must not panic.
+            "xé123456789",
+            "éé.localhos",
         ] {
             assert!(!is_loopback_name(host_name(host)), "{host} is not loopback");
         }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{Method, Request, StatusCode};
+use axum::http::{Method, Request, StatusCode, header};
 use snowflake_server::{AppState, Config, app};
 use tower::ServiceExt;
 
@@ -90,4 +90,48 @@ async fn a_long_request_target_is_414_as_a_problem() {
         None,
         "longer than 8192 bytes",
     );
+}
+
+/// The limits are where the code and the README put them: a request
+/// target of 8,192 bytes is served and one more byte is refused; a body
+/// declared at 512 KiB is read and one declared a byte longer is refused
+/// before it is read.
+#[tokio::test]
+async fn the_limits_fall_exactly_where_stated() {
+    let prefix = "/api/v1/decode/1?layout=";
+    for (len, refused) in [(8192, false), (8193, true)] {
+        let uri = format!("{prefix}{}", "x".repeat(len - prefix.len()));
+        assert_eq!(uri.len(), len);
+        let reply = send_with(
+            &config(),
+            Request::get(uri.as_str()).body(Body::empty()).unwrap(),
+        )
+        .await;
+        // Served: the layout is unknown, a 400; refused: a 414.
+        let expected = if refused {
+            StatusCode::URI_TOO_LONG
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        assert_eq!(reply.status, expected, "a target of {len} bytes");
+    }
+    for (len, refused) in [(512 * 1024, false), (512 * 1024 + 1, true)] {
+        let request = Request::post("/api/v1/decode")
+            .header(header::CONTENT_TYPE, "text/plain")
+            .header(header::CONTENT_LENGTH, len.to_string())
+            .body(Body::from(vec![b' '; len]))
+            .unwrap();
+        let reply = send_with(&config(), request).await;
+        let expected = if refused {
+            StatusCode::PAYLOAD_TOO_LARGE
+        } else {
+            StatusCode::OK
+        };
+        assert_eq!(
+            reply.status,
+            expected,
+            "a body declared at {len} bytes: {}",
+            reply.text()
+        );
+    }
 }
