@@ -3,7 +3,7 @@
 # address it bound from its log, so no script races another process for a
 # port, and nothing but the server started here can answer.
 #
-#   start_served LOG CMD...   runs CMD in the background, its stderr into
+#   start_served LOG CMD...   runs CMD in the background, its output into
 #                             LOG; waits for its "listening on http://ADDR/"
 #                             line. Sets served_pid (CMD's PID) and
 #                             served_addr (host:port). CMD must bind
@@ -15,7 +15,10 @@
 start_served() {
   local log=$1
   shift
-  "$@" 2>"$log" &
+  # Nothing of CMD's on the caller's stdout: a script that starts it
+  # inside $(...) would otherwise wait for it to exit before going on,
+  # even after the script has failed.
+  "$@" </dev/null >"$log" 2>&1 &
   served_pid=$!
   served_addr=
   # Under valgrind start-up takes seconds: up to two minutes.
