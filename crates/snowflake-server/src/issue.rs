@@ -273,6 +273,60 @@ mod tests {
             .unwrap()
     }
 
+    /// Records the size of every chunk it is asked for.
+    #[derive(Default)]
+    struct Recording(std::sync::Mutex<Vec<u64>>);
+
+    impl MakeChunk for Recording {
+        fn make(&self, _: &Framing, count: u64, _: bool, _: bool) -> Result<Vec<u8>, Problem> {
+            self.0.lock().unwrap().push(count);
+            Ok(vec![b'x'; count as usize])
+        }
+    }
+
+    /// The producer makes exactly the chunks of the count, none empty, and
+    /// ends after the last one even while the client still holds the
+    /// finished body (it makes nothing more, and waits for nothing).
+    #[tokio::test]
+    async fn a_stream_makes_its_chunks_and_nothing_after_the_last() {
+        use http_body_util::BodyExt;
+
+        let count = 2 * CHUNK_IDS + 5;
+        let source = Arc::new(Recording::default());
+        let framing = Framing {
+            plain: true,
+            form: TextForm::Decimal,
+            masked: false,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut body = streamed(
+            &source,
+            &Arc::new(Semaphore::new(1)),
+            framing,
+            count,
+            deadline,
+        )
+        .await
+        .unwrap();
+        let mut got = 0;
+        while let Some(frame) = body.frame().await {
+            got += frame.unwrap().into_data().unwrap().len() as u64;
+        }
+        assert_eq!(got, count);
+        // The body is held: only the producer's own end lets go of the source.
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while Arc::strong_count(&source) > 1 {
+            assert!(
+                std::time::Instant::now() < until,
+                "the producer is still running after the last chunk: {:?}",
+                source.0.lock().unwrap()
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(*source.0.lock().unwrap(), [CHUNK_IDS, CHUNK_IDS, 5]);
+        drop(body);
+    }
+
     /// The one-ID body is what the general path writes for a count of one,
     /// byte for byte, in every form, whatever the sequence had reached,
     /// and its buffer is exactly full.
