@@ -38,8 +38,14 @@ use snowflake::{Clock, ManualClock, SystemClock};
 
 #[path = "support/etcd.rs"]
 mod etcd;
+#[path = "support/fleet.rs"]
+mod fleet;
 #[path = "support/in_process.rs"]
 mod in_process;
+#[path = "support/load.rs"]
+mod load;
+#[path = "cluster/many.rs"]
+mod many;
 #[path = "support/node.rs"]
 mod node;
 #[path = "support/proxy.rs"]
