@@ -5,6 +5,10 @@
 //! in the test command; with twitter's 1,024, measured, by
 //! `bench/cluster.sh` (the ignored test below).
 
+// The figures are the point of the measurement, and the progress of a
+// start that takes a minute tells an operator where it stalls.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -80,10 +84,18 @@ fn every_slot_taken(layout: Layout, ttl: Duration, window: Duration, per_round: 
             waiting[..waiting.len().min(10)].join("\n")
         )
     };
+    let last_trace = std::cell::Cell::new(Instant::now());
     let ready_in = poll(
         Duration::from_secs(30) + Duration::from_millis(100) * slots as u32,
         "not every node took a slot",
         || {
+            // How the nodes came in, for the measurement.
+            if last_trace.get().elapsed() >= Duration::from_secs(5) {
+                last_trace.set(Instant::now());
+                let ready = nodes.iter().filter(|n| n.current().is_ok()).count();
+                let secs = started.elapsed().as_secs_f64();
+                eprintln!("{secs:.1} s: {ready} of {slots} ready");
+            }
             nodes
                 .iter()
                 .all(|n| n.current().is_ok())
@@ -187,7 +199,7 @@ fn every_slot_taken(layout: Layout, ttl: Duration, window: Duration, per_round: 
         last[0]
     );
     ids.extend_from_slice(&first);
-    let mut after = held(&fleet.nodes().to_vec());
+    let mut after = held(fleet.nodes());
     after.sort();
     assert_eq!(
         after,
