@@ -92,9 +92,17 @@ fn every_slot_taken(layout: Layout, ttl: Duration, window: Duration, per_round: 
             // How the nodes came in, for the measurement.
             if last_trace.get().elapsed() >= Duration::from_secs(5) {
                 last_trace.set(Instant::now());
-                let ready = nodes.iter().filter(|n| n.current().is_ok()).count();
+                let mut waiting = std::collections::BTreeMap::<String, usize>::new();
+                for node in nodes.iter().filter(|n| n.current().is_err()) {
+                    let state: String = node.status().state.chars().take(90).collect();
+                    *waiting.entry(state).or_default() += 1;
+                }
+                let ready = slots - waiting.values().sum::<usize>();
                 let secs = started.elapsed().as_secs_f64();
                 eprintln!("{secs:.1} s: {ready} of {slots} ready");
+                for (state, count) in waiting {
+                    eprintln!("    {count} {state}");
+                }
             }
             nodes
                 .iter()
