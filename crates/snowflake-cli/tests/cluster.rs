@@ -4,7 +4,11 @@
 //!
 //! - slots: nodes starting together get distinct slots; `cluster status`
 //!   lists them, and lists what etcd holds without trusting it (a forged
-//!   hostname, a slot key that is not a holder record, a damaged mark);
+//!   hostname, a slot key that is not a holder record, a damaged mark); a
+//!   slot key under a node's own lease that it never heard it took is let
+//!   go; 64 nodes take every slot of a 64-slot layout once, a 65th is
+//!   refused until one is killed (`cluster/many.rs`, which also holds the
+//!   1,024-node measurement that `bench/cluster.sh` runs);
 //! - handing a slot on above every ID issued in it, because of the slot's
 //!   mark and not the time that passed: after a kill, after a clean stop
 //!   (whose mark is read back from etcd), after the slot's key was deleted
