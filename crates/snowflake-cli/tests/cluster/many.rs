@@ -65,12 +65,8 @@ fn every_slot_taken(layout: Layout, ttl: Duration, window: Duration, per_round: 
     for n in 1..slots {
         fleet.join(config(n));
     }
-    let all = |fleet: &Fleet| -> Vec<Cluster> {
-        let mut all = vec![victim.cluster.clone()];
-        all.extend(fleet.nodes().iter().cloned());
-        all
-    };
-    let nodes = all(&fleet);
+    let mut nodes = vec![victim.cluster.clone()];
+    nodes.extend(fleet.nodes().iter().cloned());
     let not_ready = |nodes: &[Cluster]| {
         let waiting: Vec<String> = nodes
             .iter()
