@@ -7,7 +7,8 @@
 #
 # Needs valgrind, jq, wrk, GNU time and python3 (Debian: apt-get install -y
 # valgrind jq wrk time python3); the HTTP page timing also wants Chromium and
-# node with playwright-core, as ./scripts/browser-test installs them.
+# node with playwright-core, as ./scripts/browser-test installs them; the
+# cluster step needs etcd, as ./scripts/test installs it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -34,5 +35,7 @@ load decode
 RUNS=5 bench/decode.sh >"$out/decode.txt" 2>&1
 load http
 RUNS=5 bench/http/run.sh >"$out/http.txt" 2>&1
+load cluster
+bench/cluster.sh >"$out/cluster.txt" 2>&1
 load end
 echo "reports in $out"

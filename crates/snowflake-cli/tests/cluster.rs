@@ -4,7 +4,11 @@
 //!
 //! - slots: nodes starting together get distinct slots; `cluster status`
 //!   lists them, and lists what etcd holds without trusting it (a forged
-//!   hostname, a slot key that is not a holder record, a damaged mark);
+//!   hostname, a slot key that is not a holder record, a damaged mark); a
+//!   slot key under a node's own lease that it never heard it took is let
+//!   go; 64 nodes take every slot of a 64-slot layout once, a 65th is
+//!   refused until one is killed (`cluster/many.rs`, which also holds the
+//!   1,024-node measurement that `bench/cluster.sh` runs);
 //! - handing a slot on above every ID issued in it, because of the slot's
 //!   mark and not the time that passed: after a kill, after a clean stop
 //!   (whose mark is read back from etcd), after the slot's key was deleted
@@ -38,8 +42,14 @@ use snowflake::{Clock, ManualClock, SystemClock};
 
 #[path = "support/etcd.rs"]
 mod etcd;
+#[path = "support/fleet.rs"]
+mod fleet;
 #[path = "support/in_process.rs"]
 mod in_process;
+#[path = "support/load.rs"]
+mod load;
+#[path = "cluster/many.rs"]
+mod many;
 #[path = "support/node.rs"]
 mod node;
 #[path = "support/proxy.rs"]
@@ -186,6 +196,48 @@ fn cluster_status_shows_what_etcd_holds_without_trusting_it() {
     // A node fixed to the unreadable slot finds it taken.
     let contender = scene.node(&["--datacenter", "31", "--machine", "31"]);
     contender.wait_contending();
+}
+
+/// A node's create of its slot key reached etcd but the answer was lost (a
+/// timeout under load): the key is under the node's own lease, and its
+/// renewals would keep the slot from every node for as long as it lives.
+/// The next time it claims, the node lets that key go and claims again.
+#[test]
+fn a_slot_key_under_a_nodes_own_lease_that_it_never_heard_it_took_is_let_go() {
+    let scene = Scene::start();
+    let slot = "datacenter=0,machine=0";
+    // Taken by hand, with no lease: the node, fixed to that slot, waits.
+    scene.etcd.put(&slot_key(slot), b"taken by hand");
+    let clock = Arc::new(ManualClock::new(now_ms()));
+    let node = InProcess::start(in_process::config(&scene.etcd, slot, clock));
+    let lease = poll(
+        Duration::from_secs(10),
+        "the node never waited with a lease of its own",
+        || {
+            let waiting = node
+                .cluster
+                .status()
+                .state
+                .contains("all 1 slots are taken");
+            match scene.etcd.leases()[..] {
+                [lease] if waiting => Some(lease),
+                _ => None,
+            }
+        },
+        || {
+            format!(
+                "{:?}, leases {:?}",
+                node.cluster.status(),
+                scene.etcd.leases()
+            )
+        },
+    );
+    // What a create whose answer was lost leaves behind.
+    let record = br#"{"hostname":"test","pid":1,"address":"in-process","since_ms":0}"#;
+    scene.etcd.put_under_lease(&slot_key(slot), record, lease);
+    let holding = node.holding(Duration::from_secs(10), String::new);
+    assert_eq!(holding.slot.to_string(), slot);
+    assert_eq!(scene.etcd.leases(), vec![lease], "the node kept its lease");
 }
 
 // ------------------------------------------------- handing a slot on

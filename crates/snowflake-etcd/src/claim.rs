@@ -15,10 +15,10 @@ use crate::mark::{EtcdMarkStore, MarkWriter};
 use crate::slots::slot_space;
 use crate::txn::{create_slot, release_slot};
 
-/// Tries the free slots, from a starting point that differs per node so
-/// that nodes starting together rarely race for the same one; the
-/// create-if-absent transaction settles the races that remain. The
-/// generator's mark store refuses to write once `fence` is closed.
+/// Tries the free slots, from a starting point that differs per node (see
+/// [`first_try`]); the create-if-absent transaction settles the races that
+/// remain. The generator's mark store refuses to write once `fence` is
+/// closed.
 pub(crate) async fn claim(
     config: &ClusterConfig,
     client: &mut Client,
@@ -28,22 +28,30 @@ pub(crate) async fn claim(
 ) -> Result<Option<Holding>, Error> {
     let space = slot_space(&config.layout, &config.fixed).map_err(Error::Generator)?;
     let prefix = format!("{}slots/", config.prefix());
-    let taken: HashSet<String> = client
+    let listed = client
         .get(
             prefix.as_str(),
             Some(GetOptions::new().with_prefix().with_keys_only()),
         )
         .await
-        .map_err(Error::ListSlots)?
-        .kvs()
-        .iter()
-        .map(|kv| String::from_utf8_lossy(kv.key()).into_owned())
-        .collect();
-    let start = {
-        let seed = u128::from(std::process::id())
-            ^ (config.clock.now_ms() as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        seed % space.len().max(1)
-    };
+        .map_err(Error::ListSlots)?;
+    let mut taken = HashSet::new();
+    for kv in listed.kvs() {
+        let key = String::from_utf8_lossy(kv.key()).into_owned();
+        if kv.lease() == lease {
+            // This node holds no slot, yet a slot key is under its lease: a
+            // create that etcd made but whose answer never came back (it
+            // timed out). Left alone, this node's own renewals would keep
+            // the slot from every node for as long as it lives. It never
+            // issued from it (no generator was built), so it is let go.
+            tracing::warn!(key, "releasing a slot this node took without hearing so");
+            if release_slot(client, &key, lease).await {
+                continue;
+            }
+        }
+        taken.insert(key);
+    }
+    let start = first_try(lease, space.len());
     let mut info = config.info.clone();
     info.since_ms = config.clock.now_ms();
     let limit = space.len().min(taken.len() as u128 + 256);
@@ -126,5 +134,40 @@ pub(crate) async fn claim(
         }
         Some(why) => Err(why),
         None => Ok(None),
+    }
+}
+
+/// The index of the first slot a node holding `lease` tries, of `len`.
+///
+/// Taken from the lease, which etcd never gives two nodes, rather than from
+/// the process ID and the time: nodes in one process, or in containers
+/// that all run as PID 1, starting in the same millisecond would otherwise
+/// all start at one slot, and every node but one would lose a transaction
+/// (a raft write) for each node ahead of it. etcd numbers the leases one
+/// member grants one after another, and multiplying by an odd number maps
+/// consecutive numbers to distinct slots that lie apart.
+fn first_try(lease: i64, len: u128) -> u128 {
+    u128::from((lease as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) % len.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn consecutive_leases_start_at_distinct_slots_apart() {
+        // Lease numbers as one etcd member hands them out.
+        let base = 0x694d_8a9c_1f2e_3a00_i64;
+        let starts: Vec<u128> = (0..1024).map(|i| first_try(base + i, 1024)).collect();
+        assert_eq!(starts.iter().collect::<HashSet<_>>().len(), 1024);
+        let neighbours = starts
+            .windows(2)
+            .filter(|w| w[0].abs_diff(w[1]) < 8)
+            .count();
+        assert_eq!(neighbours, 0, "consecutive leases start next to each other");
+        assert_eq!(first_try(7, 0), 0);
+        assert!(first_try(-1, 3) < 3);
     }
 }

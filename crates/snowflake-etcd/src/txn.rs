@@ -24,12 +24,13 @@ pub(crate) async fn create_slot(
     Ok(client.txn(txn).await?.succeeded())
 }
 
-/// Deletes the slot key if `lease` still holds it.
-pub(crate) async fn release_slot(client: &mut Client, key: &str, lease: i64) {
+/// Deletes the slot key if `lease` still holds it; whether it is known to
+/// be gone.
+pub(crate) async fn release_slot(client: &mut Client, key: &str, lease: i64) -> bool {
     let txn = Txn::new()
         .when([Compare::lease(key, CompareOp::Equal, lease)])
         .and_then([TxnOp::delete(key, None)]);
-    let _ = client.txn(txn).await;
+    client.txn(txn).await.is_ok_and(|r| r.succeeded())
 }
 
 /// Stores `mark_ms` under `mark_key` if `lease` still holds `slot_key`: a

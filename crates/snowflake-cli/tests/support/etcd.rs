@@ -255,6 +255,32 @@ impl Etcd {
         self.call("/v3/kv/put", &body);
     }
 
+    /// Writes `value` under `key`, attached to `lease`, as `etcdctl put
+    /// --lease` does.
+    pub fn put_under_lease(&self, key: &str, value: &[u8], lease: i64) {
+        let body = json!({
+            "key": BASE64.encode(key),
+            "value": BASE64.encode(value),
+            "lease": lease.to_string(),
+        });
+        let answer = self.call("/v3/kv/put", &body);
+        assert!(answer.get("error").is_none(), "{answer}");
+    }
+
+    /// The leases etcd keeps, as `etcdctl lease list` shows them.
+    pub fn leases(&self) -> Vec<i64> {
+        let answer = self.call("/v3/lease/leases", &json!({}));
+        answer["leases"]
+            .as_array()
+            .map(|leases| {
+                leases
+                    .iter()
+                    .filter_map(|l| l["ID"].as_str()?.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Deletes `key`, as `etcdctl del` does; whether there was one.
     pub fn delete(&self, key: &str) -> bool {
         let answer = self.call("/v3/kv/deleterange", &json!({ "key": BASE64.encode(key) }));

@@ -15,7 +15,8 @@ use crate::scenario::{TTL_S, poll};
 /// twitter layout; leaves the cluster when dropped.
 pub struct InProcess {
     pub cluster: Cluster,
-    runtime: tokio::runtime::Runtime,
+    /// `None` once killed.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl InProcess {
@@ -27,7 +28,10 @@ impl InProcess {
             .build()
             .unwrap();
         let cluster = runtime.block_on(async { Cluster::start(config) });
-        InProcess { cluster, runtime }
+        InProcess {
+            cluster,
+            runtime: Some(runtime),
+        }
     }
 
     /// Waits until the node holds its slot.
@@ -51,13 +55,29 @@ impl InProcess {
             })
             .await
         };
-        self.runtime.block_on(made).unwrap().unwrap()
+        self.runtime().block_on(made).unwrap().unwrap()
+    }
+
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("the node was killed")
+    }
+
+    /// Stops the node as a crash would: every task of its runtime (the
+    /// session, its renewals, the watch) is dropped where it stands and its
+    /// connections to etcd close; nothing lowers the mark or revokes the
+    /// lease, so the slot stays taken until the lease runs out.
+    pub fn kill(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 
 impl Drop for InProcess {
     fn drop(&mut self) {
-        self.runtime.block_on(self.cluster.shutdown());
+        if let Some(runtime) = &self.runtime {
+            runtime.block_on(self.cluster.shutdown());
+        }
     }
 }
 
