@@ -87,6 +87,7 @@ pub fn config(etcd: &Etcd, slot: &str, clock: Arc<ManualClock>) -> ClusterConfig
             address: "in-process".into(),
             since_ms: 0,
         },
+        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
         auth: None,
         tls: Default::default(),
     }
