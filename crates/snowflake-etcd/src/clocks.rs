@@ -92,7 +92,9 @@ impl Clocks {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The node's view of the other clocks now.
@@ -356,7 +358,10 @@ impl Session {
         let from = |options: WatchOptions| options.with_start_revision(revision + 1);
         let mut stream = self.client.watch(prefix, Some(from(options))).await.ok()?;
         if !referee {
-            stream.watch(self.me.clone(), Some(from(WatchOptions::new()))).await.ok()?;
+            stream
+                .watch(self.me.clone(), Some(from(WatchOptions::new())))
+                .await
+                .ok()?;
         }
         stream
             .watch(probe_key, Some(from(WatchOptions::new())))
@@ -514,7 +519,10 @@ mod tests {
             spread: None,
         };
         let json = serde_json::to_string(&publication).unwrap();
-        assert!(!json.contains("answers") && !json.contains("spread"), "{json}");
+        assert!(
+            !json.contains("answers") && !json.contains("spread"),
+            "{json}"
+        );
         let back: Publication = serde_json::from_str(&json).unwrap();
         assert_eq!(back.prev.unwrap().rtt_us, 850);
         assert_eq!(back.peer.slot.as_deref(), Some("datacenter=1,machine=2"));

@@ -294,9 +294,12 @@ impl Estimates {
                 }
             }
         }
-        let furthest = candidates
-            .into_iter()
-            .max_by(|a, b| a.offset.offset_ms.abs().total_cmp(&b.offset.offset_ms.abs()))?;
+        let furthest = candidates.into_iter().max_by(|a, b| {
+            a.offset
+                .offset_ms
+                .abs()
+                .total_cmp(&b.offset.offset_ms.abs())
+        })?;
         Some((furthest, nodes))
     }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Layout, ManualClock};
+use snowflake::{Clock, Layout};
 use snowflake_etcd::{Cluster, ClusterConfig, Holding, NodeInfo};
 
 use crate::etcd::Etcd;
@@ -63,7 +63,7 @@ impl Drop for InProcess {
 
 /// A node of cluster `test` on `etcd`, fixed to `slot` of the twitter
 /// layout, reading `clock`.
-pub fn config(etcd: &Etcd, slot: &str, clock: Arc<ManualClock>) -> ClusterConfig {
+pub fn config(etcd: &Etcd, slot: &str, clock: Arc<dyn Clock>) -> ClusterConfig {
     let fixed = slot
         .split(',')
         .map(|part| {
