@@ -169,9 +169,10 @@ fn clocks_that_agree_are_measured_within_their_bound_of_zero_and_nothing_warns()
     }
 }
 
-/// One node's clock is 500 ms ahead; another reaches etcd through a link
-/// that holds its requests back 150 ms, so its writes are applied well
-/// after its clock was read: the bound must cover that round trip. Every
+/// One node's clock is 500 ms ahead; another reaches etcd through a slow
+/// link (requests held back 150 ms, answers 100 ms), so its writes are
+/// applied well after its clock was read and it hears of the others' well
+/// after they were applied: the bound must cover both. Every
 /// node measures the skewed clock within its bound of ±500 ms, the real
 /// processes log a warning naming it, and all stay ready and issuing.
 #[test]
@@ -189,9 +190,12 @@ fn a_clock_500_ms_ahead_is_measured_within_the_bound_and_warned_of_while_ids_kee
     let slow = Proxy::delaying(
         scene.etcd.member(0),
         Duration::from_millis(150),
-        Duration::ZERO,
+        Duration::from_millis(100),
     );
-    let mut nodes = [scene.node(&[]), Node::start(&slow.endpoint(), &[])];
+    // A longer lease than the others', so that a renewal's 250 ms round
+    // trip is well inside the time one renewal may take.
+    let slow_node = Node::start(&slow.endpoint(), &["--lease-ttl", "6"]);
+    let mut nodes = [scene.node(&[]), slow_node];
     let refs: Vec<&Node> = nodes.iter().collect();
     let context = || format!("{:?}\n{}", ahead.cluster.status(), describe(&refs));
     for node in &nodes {
