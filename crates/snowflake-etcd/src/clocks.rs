@@ -9,7 +9,7 @@
 //! every few publications, and when a referee's key goes, so that the
 //! referees are always the first three keys.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -26,11 +26,15 @@ use crate::skew::{ClockSkew, Estimates, Measured, Offset, Peer, Spread};
 
 /// How many nodes measure every node.
 const REFEREES: usize = 3;
+/// How many of this node's last round trips its lag is the longest of.
+const LAGS: usize = 8;
 /// Publications between two choices of what to watch.
 const RECHOOSE: u32 = 10;
 /// The least time between two answers to probes: a flood of probes costs
 /// at most this many writes.
 const ANSWER_GAP: Duration = Duration::from_millis(250);
+/// The least time between two warnings of different nodes' clocks.
+const REWARN: Duration = Duration::from_secs(60);
 /// How soon a failed watch is set up again.
 const RETRY: Duration = Duration::from_millis(500);
 /// How long one publication may take.
@@ -78,8 +82,11 @@ struct State {
     estimates: Estimates,
     /// Whether this node watches every node.
     referee: bool,
-    /// The node it last warned of, while the skew is beyond the bound.
-    warned: Option<Peer>,
+    /// This node's clock key in the current session.
+    me: String,
+    /// The node it last warned of, and when, while the skew is beyond the
+    /// bound.
+    warned: Option<(Peer, Instant)>,
 }
 
 impl Clocks {
@@ -100,41 +107,44 @@ impl Clocks {
     /// The node's view of the other clocks now.
     pub(crate) fn report(&self) -> ClockSkew {
         let state = self.state();
+        let via_referees = (!state.referee).then_some(state.me.as_str());
         state
             .estimates
-            .report(!state.referee, self.config.max_clock_skew_ms)
+            .report(via_referees, self.config.max_clock_skew_ms)
     }
 
-    /// Warns once when some clock is certainly further off than allowed,
-    /// again when another node is the furthest, and says when it is over.
+    /// Warns when some clock is certainly further off than allowed, and
+    /// says when that is over. While it lasts, a different node being the
+    /// furthest is warned of at most once every [`REWARN`]: two nodes about
+    /// as far off take turns as the furthest, and must not flood the log.
     fn check(&self) {
         let report = self.report();
         let mut state = self.state();
         let beyond = report.beyond().then(|| report.peer.clone()).flatten();
-        match (&state.warned, beyond) {
-            (warned, Some(peer)) if warned.as_ref() != Some(&peer) => {
-                tracing::warn!(
-                    cluster = %self.config.name,
-                    offset_ms = report.max_offset_ms,
-                    bound_ms = report.bound_ms,
-                    max_clock_skew_ms = self.config.max_clock_skew_ms,
-                    "the clock of {peer} is {:+.1} ms (± {:.1} ms) from this node's, beyond \
-                     --max-clock-skew-ms {}: IDs from the two do not sort by time",
-                    report.max_offset_ms.unwrap_or_default(),
-                    report.bound_ms.unwrap_or_default(),
-                    self.config.max_clock_skew_ms,
-                );
-                state.warned = Some(peer);
-            }
-            (Some(_), None) => {
-                tracing::info!(
-                    cluster = %self.config.name,
-                    "the nodes' clocks agree again within --max-clock-skew-ms {}",
-                    self.config.max_clock_skew_ms
-                );
-                state.warned = None;
-            }
-            _ => {}
+        let warn = match (&state.warned, &beyond) {
+            (None, Some(_)) => true,
+            (Some((warned, at)), Some(peer)) => warned != peer && at.elapsed() >= REWARN,
+            _ => false,
+        };
+        if let (true, Some(peer)) = (warn, beyond.clone()) {
+            tracing::warn!(
+                cluster = %self.config.name,
+                offset_ms = report.max_offset_ms,
+                bound_ms = report.bound_ms,
+                max_clock_skew_ms = self.config.max_clock_skew_ms,
+                "the clock of {peer} is {:+.1} ms (± {:.1} ms) from this node's, beyond \
+                 --max-clock-skew-ms {}: IDs from the two do not sort by time",
+                report.max_offset_ms.unwrap_or_default(),
+                report.bound_ms.unwrap_or_default(),
+                self.config.max_clock_skew_ms,
+            );
+            state.warned = Some((peer, Instant::now()));
+        } else if beyond.is_none() && state.warned.take().is_some() {
+            tracing::info!(
+                cluster = %self.config.name,
+                "the nodes' clocks agree again within --max-clock-skew-ms {}",
+                self.config.max_clock_skew_ms
+            );
         }
     }
 
@@ -155,7 +165,7 @@ impl Clocks {
             probe: None,
             answered_probe: None,
             pending: HashMap::new(),
-            lag: None,
+            lags: VecDeque::new(),
             last_seen: HashMap::new(),
             done,
         };
@@ -208,8 +218,8 @@ struct Session {
     answered_probe: Option<Instant>,
     /// This node's publications not yet seen coming back, by `seq`.
     pending: HashMap<u64, Instant>,
-    /// How long this node's last publication took to come back.
-    lag: Option<Duration>,
+    /// How long this node's last publications took to come back.
+    lags: VecDeque<Duration>,
     /// Each watched key's last publication: its revision, and when it came.
     last_seen: HashMap<String, (i64, i64)>,
     done: mpsc::Sender<Option<Sent>>,
@@ -330,8 +340,16 @@ impl Session {
         });
     }
 
-    /// Chooses what to watch (see the module's documentation), forgets the
-    /// nodes that went meanwhile, and watches from just after the read.
+    /// Chooses what to watch (see the module's documentation), watches it
+    /// from now, and forgets the nodes that went meanwhile.
+    ///
+    /// Never from a past revision: a watch that starts in etcd's history is
+    /// kept apart until it has caught up, and what it brings meanwhile,
+    /// even writes made after it started, comes in batches up to a tenth of
+    /// a second late. A receipt time from such a watch breaks the one
+    /// assumption of `skew`: the scenarios measured offsets tens of
+    /// milliseconds outside their bound that way. What is written between
+    /// the choice and the watch is missed: one sample less.
     async fn watch(&mut self) -> Option<WatchStream> {
         let prefix = self.clocks.config.clocks_prefix();
         let probe_key = self.clocks.config.probe_key();
@@ -339,38 +357,35 @@ impl Session {
             .with_prefix()
             .with_keys_only()
             .with_limit(REFEREES as i64);
-        let read = self.get(&prefix, first).await?;
-        let mut revision = read.header()?.revision();
-        let mut present: HashSet<String> = keys(&read);
-        let referee = present.len() < REFEREES || present.contains(&self.me);
-        let mut options = WatchOptions::new();
-        if referee {
-            let all = self
-                .get(&prefix, GetOptions::new().with_prefix().with_keys_only())
-                .await?;
-            revision = all.header()?.revision();
-            present = keys(&all);
-            options = options.with_prefix();
+        let firsts = keys(&self.get(&prefix, first).await?);
+        let referee = firsts.len() < REFEREES || firsts.contains(&self.me);
+        let (watched, read) = if referee {
+            (
+                WatchOptions::new().with_prefix(),
+                GetOptions::new().with_prefix(),
+            )
         } else {
-            let last = present.iter().max()?;
-            options = options.with_range(format!("{last}\0"));
-        }
-        let from = |options: WatchOptions| options.with_start_revision(revision + 1);
-        let mut stream = self.client.watch(prefix, Some(from(options))).await.ok()?;
+            let end = format!("{}\0", firsts.iter().max()?);
+            (
+                WatchOptions::new().with_range(end.as_str()),
+                GetOptions::new().with_range(end.as_str()),
+            )
+        };
+        let watch = self.client.watch(prefix.as_str(), Some(watched));
+        let mut stream = tokio::time::timeout(CALL_TIMEOUT, watch).await.ok()?.ok()?;
         if !referee {
-            stream
-                .watch(self.me.clone(), Some(from(WatchOptions::new())))
-                .await
-                .ok()?;
+            stream.watch(self.me.clone(), None).await.ok()?;
         }
-        stream
-            .watch(probe_key, Some(from(WatchOptions::new())))
-            .await
-            .ok()?;
+        stream.watch(probe_key, None).await.ok()?;
+        // Read once the watch is asked for: a node gone before is not
+        // listed, one gone after comes as an event (at worst, one gone in
+        // between is forgotten at the next choice).
+        let present = keys(&self.get(&prefix, read.with_keys_only()).await?);
         self.last_seen.retain(|key, _| present.contains(key));
         let mut state = self.clocks.state();
         state.estimates.keep_only(|key| present.contains(key));
         state.referee = referee;
+        state.me.clone_from(&self.me);
         Some(stream)
     }
 
@@ -412,18 +427,25 @@ impl Session {
             };
             if key == self.me {
                 if let Some(sent) = self.pending.remove(&publication.seq) {
-                    self.lag = Some(at - sent);
+                    if self.lags.len() == LAGS {
+                        self.lags.pop_front();
+                    }
+                    self.lags.push_back(at - sent);
                 }
                 continue;
             }
+            // The longest of the last few: one quick round must not make
+            // every delivery look late.
+            let lag = self.lags.iter().max().copied();
             if let (Some(prev), Some(&(rev, received)), Some(lag)) =
-                (publication.prev, self.last_seen.get(key.as_ref()), self.lag)
+                (publication.prev, self.last_seen.get(key.as_ref()), lag)
                 && prev.rev == rev
             {
                 let rtt = Duration::from_micros(prev.rtt_us);
                 let measured = Measured {
                     offset: Offset::from_delivery(prev.ms, rtt, received, lag),
                     peer: publication.peer.clone(),
+                    key: key.to_string(),
                 };
                 state.estimates.measured(&key, measured);
             }
@@ -449,28 +471,40 @@ pub const PROBE_WAIT: Duration = Duration::from_secs(2);
 
 /// Asks every node for its clock now, and measures the clocks of the nodes
 /// under `leases` against this machine's (see `skew`, "`cluster status`: a
-/// probe"). Waits until all have answered or `within` has passed; a node
-/// that did not answer is left out. Writes, then deletes, the probe key.
+/// probe"). Waits until all have answered or `within`, counted from the
+/// call, has passed; a node that did not answer is left out, and etcd not
+/// answering in time is an error. Writes, then deletes, the probe key, so
+/// it needs write access to the cluster's keys.
 pub async fn probe_clocks(
     config: &ClusterConfig,
     leases: &[i64],
     within: Duration,
 ) -> Result<HashMap<i64, Offset>, Error> {
+    let deadline = tokio::time::Instant::now() + within;
+    let late = || {
+        Error::Probe(etcd_client::Error::WatchError(
+            "etcd did not answer in time".into(),
+        ))
+    };
     let mut client = connect(config).await?;
     let prefix = config.clocks_prefix();
-    let mut stream = client
-        .watch(prefix.as_str(), Some(WatchOptions::new().with_prefix()))
+    let watch = client.watch(prefix.as_str(), Some(WatchOptions::new().with_prefix()));
+    let mut stream = tokio::time::timeout_at(deadline, watch)
         .await
+        .map_err(|_| late())?
         .map_err(Error::Probe)?;
     // The watch's first message says it is in place: no answer is missed.
-    stream.message().await.map_err(Error::Probe)?;
-    let sent_ms = config.clock.now_ms();
-    let probe = client
-        .put(config.probe_key(), "", None)
+    tokio::time::timeout_at(deadline, stream.message())
         .await
+        .map_err(|_| late())?
+        .map_err(Error::Probe)?;
+    let sent_ms = config.clock.now_ms();
+    let put = client.put(config.probe_key(), "", None);
+    let probe = tokio::time::timeout_at(deadline, put)
+        .await
+        .map_err(|_| late())?
         .map_err(Error::Probe)?;
     let revision = probe.header().map(|h| h.revision()).unwrap_or_default();
-    let deadline = tokio::time::Instant::now() + within;
     let mut offsets = HashMap::new();
     while leases.iter().any(|lease| !offsets.contains_key(lease)) {
         let message = match tokio::time::timeout_at(deadline, stream.message()).await {

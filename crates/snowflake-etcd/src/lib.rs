@@ -64,5 +64,5 @@ pub use error::Error;
 pub use holders::{Holder, SlotHolder, holders};
 pub use holding::Holding;
 pub use node::{Cluster, ClusterStatus, NotReady};
-pub use skew::{ClockSkew, Measured, Offset, Peer, Spread};
+pub use skew::{ClockSkew, Offset, Peer};
 pub use slots::{Slot, SlotSpace, slot_space};

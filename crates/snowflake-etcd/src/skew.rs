@@ -53,7 +53,7 @@
 //! reached the caller at `w`: the offset lies between `read - w - 1` and
 //! `read + 1 - sent`, with nothing assumed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -71,7 +71,7 @@ use serde::{Deserialize, Serialize};
 /// assert!(!offset.beyond(460));
 /// # Ok::<(), snowflake::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Offset {
     /// The other clock minus this one, in milliseconds.
     pub offset_ms: f64,
@@ -140,6 +140,14 @@ fn millis(d: Duration) -> f64 {
 }
 
 /// Which node an offset is of, as its publication says.
+///
+/// ```
+/// use snowflake_etcd::Peer;
+///
+/// let peer = Peer { slot: Some("datacenter=1,machine=7".into()), host: "web-3".into() };
+/// assert_eq!(peer.to_string(), "slot datacenter=1,machine=7 on web-3");
+/// # Ok::<(), snowflake::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Peer {
     /// The slot it held when it published, if any.
@@ -161,27 +169,31 @@ impl std::fmt::Display for Peer {
 
 /// An offset and whose it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// The other clock minus this one.
     #[serde(flatten)]
-    pub offset: Offset,
+    pub(crate) offset: Offset,
     /// The other node.
     #[serde(flatten)]
-    pub peer: Peer,
+    pub(crate) peer: Peer,
+    /// The other node's clock key, so that a node finds itself in a
+    /// referee's spread.
+    #[serde(default)]
+    pub(crate) key: String,
 }
 
 /// The lowest and highest offsets a node measured, published so that nodes
 /// that measure only it learn of the rest (see "Who measures whom").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct Spread {
+pub(crate) struct Spread {
     /// How many nodes it measured.
-    pub n: usize,
+    pub(crate) n: usize,
     /// The offset furthest behind it.
     #[serde(default)]
-    pub lo: Option<Measured>,
+    pub(crate) lo: Option<Measured>,
     /// The offset furthest ahead of it.
     #[serde(default)]
-    pub hi: Option<Measured>,
+    pub(crate) hi: Option<Measured>,
 }
 
 /// A node's view of the other clocks, for `/readyz`, metrics and the log.
@@ -233,17 +245,71 @@ impl ClockSkew {
     }
 }
 
+/// How many of a node's last samples its estimate is drawn from.
+const WINDOW: usize = 8;
+
+/// The last samples of one node's offset, as intervals (lowest, highest).
+///
+/// A sample's low end is certain; its high end holds only if the delivery
+/// was no slower than this node's own round (see the module's
+/// documentation), and one that was slower, a process not scheduled in
+/// time, pulls the whole interval down. Together the samples say more than
+/// the last one alone: the true offset is above the highest low end (all
+/// are certain), and below the highest high end as long as one sample in
+/// the window kept the assumption.
+///
+/// A sample whose low end is above an older one's high end contradicts it
+/// with a certainty: the older one was delivered late, or the other clock
+/// was stepped forward (or this one back). The older one is dropped, so
+/// the estimate follows such a step at once. The other way round (the new
+/// high end below an older low end) a late delivery and a step back cannot
+/// be told apart: both stay, the older low end holds the estimate up, and
+/// a step back is followed once the samples from before it have left the
+/// window.
+#[derive(Debug, Default)]
+struct Samples(VecDeque<(f64, f64)>);
+
+impl Samples {
+    /// Takes in `sample`; what the window says now.
+    fn add(&mut self, sample: Offset) -> Offset {
+        let (low, high) = (
+            sample.offset_ms - sample.bound_ms,
+            sample.offset_ms + sample.bound_ms,
+        );
+        self.0.retain(|&(_, h)| h >= low);
+        if self.0.len() == WINDOW {
+            self.0.pop_front();
+        }
+        self.0.push_back((low, high));
+        let highest =
+            |end: fn(&(f64, f64)) -> f64| self.0.iter().map(end).fold(f64::NEG_INFINITY, f64::max);
+        Offset::between(highest(|s| s.0), highest(|s| s.1))
+    }
+}
+
 /// What a node measured: each watched node's offset, by key, and the
 /// spreads the referees published.
 #[derive(Debug, Default)]
 pub(crate) struct Estimates {
     direct: HashMap<String, Measured>,
+    samples: HashMap<String, Samples>,
     spreads: HashMap<String, Spread>,
 }
 
 impl Estimates {
+    /// A new sample of the node behind `key`: its estimate is drawn from
+    /// it and the ones before (see [`Samples`]).
     pub(crate) fn measured(&mut self, key: &str, measured: Measured) {
-        self.direct.insert(key.to_string(), measured);
+        let samples = self.samples.entry(key.to_string()).or_default();
+        let offset = samples.add(measured.offset);
+        self.direct.insert(
+            key.to_string(),
+            Measured {
+                offset,
+                peer: measured.peer,
+                key: key.to_string(),
+            },
+        );
     }
 
     pub(crate) fn spread_of(&mut self, key: &str, spread: Option<Spread>) {
@@ -256,12 +322,14 @@ impl Estimates {
     /// The node behind `key` is gone (its lease ended).
     pub(crate) fn forget(&mut self, key: &str) {
         self.direct.remove(key);
+        self.samples.remove(key);
         self.spreads.remove(key);
     }
 
     /// Keeps only the keys `present` says are still there.
     pub(crate) fn keep_only(&mut self, present: impl Fn(&str) -> bool) {
         self.direct.retain(|key, _| present(key));
+        self.samples.retain(|key, _| present(key));
         self.spreads.retain(|key, _| present(key));
     }
 
@@ -275,21 +343,26 @@ impl Estimates {
         }
     }
 
-    /// The offset furthest from zero, measured or, when `via_referees`,
-    /// added up through a referee's spread; and how many nodes that covers.
-    pub(crate) fn furthest(&self, via_referees: bool) -> Option<(Measured, usize)> {
+    /// The offset furthest from zero, measured or, when `via_referees`
+    /// names this node's key, also added up through the referees' spreads
+    /// (this node left out of them); and how many nodes that covers.
+    pub(crate) fn furthest(&self, via_referees: Option<&str>) -> Option<(Measured, usize)> {
         let mut candidates: Vec<Measured> = self.direct.values().cloned().collect();
         let mut nodes = self.direct.len();
-        if via_referees {
+        if let Some(me) = via_referees {
             for (key, spread) in &self.spreads {
                 let Some(referee) = self.direct.get(key) else {
                     continue;
                 };
                 nodes = nodes.max(spread.n);
                 for far in spread.lo.iter().chain(&spread.hi) {
+                    if far.key == me {
+                        continue;
+                    }
                     candidates.push(Measured {
                         offset: referee.offset.then(far.offset),
                         peer: far.peer.clone(),
+                        key: far.key.clone(),
                     });
                 }
             }
@@ -304,7 +377,7 @@ impl Estimates {
     }
 
     /// The report for `/readyz`.
-    pub(crate) fn report(&self, via_referees: bool, max_allowed_ms: u64) -> ClockSkew {
+    pub(crate) fn report(&self, via_referees: Option<&str>, max_allowed_ms: u64) -> ClockSkew {
         match self.furthest(via_referees) {
             None => ClockSkew::unknown(max_allowed_ms),
             Some((far, nodes)) => {
@@ -335,6 +408,7 @@ mod tests {
                 slot: Some(slot.into()),
                 host: "h".into(),
             },
+            key: slot.into(),
         }
     }
 
@@ -421,7 +495,7 @@ mod tests {
         estimates.measured("a", at(3.0, 1.0, "s=1"));
         estimates.measured("b", at(-510.0, 2.0, "s=2"));
         estimates.measured("c", at(40.0, 1.0, "s=3"));
-        let report = estimates.report(false, 100);
+        let report = estimates.report(None, 100);
         assert_eq!(report.max_offset_ms, Some(-510.0));
         assert_eq!(report.nodes, 3);
         assert_eq!(report.peer.unwrap().slot.as_deref(), Some("s=2"));
@@ -430,7 +504,7 @@ mod tests {
         assert_eq!(spread.lo.unwrap().offset.offset_ms, -510.0);
         assert_eq!(spread.hi.unwrap().offset.offset_ms, 40.0);
         estimates.forget("b");
-        assert_eq!(estimates.report(false, 100).max_offset_ms, Some(40.0));
+        assert_eq!(estimates.report(None, 100).max_offset_ms, Some(40.0));
     }
 
     /// A node that measures only a referee, 2 ms ahead of it, learns from
@@ -446,18 +520,64 @@ mod tests {
             hi: Some(at(600.0, 2.5, "s=7")),
         };
         estimates.spread_of("ref", Some(spread.clone()));
-        let report = estimates.report(true, 100);
+        let report = estimates.report(Some("me"), 100);
         assert_eq!(report.max_offset_ms, Some(602.0));
         assert_eq!(report.bound_ms, Some(4.0));
         assert_eq!(report.nodes, 64);
         assert_eq!(report.peer.as_ref().unwrap().slot.as_deref(), Some("s=7"));
         assert!(report.beyond());
         // A referee itself goes by what it measured.
-        assert_eq!(estimates.report(false, 100).max_offset_ms, Some(2.0));
+        assert_eq!(estimates.report(None, 100).max_offset_ms, Some(2.0));
+        // A node is left out of a spread it is in: it is no distance from
+        // itself, however far the referee's view of it is from its own.
+        let mut far = spread.clone();
+        far.hi = Some(at(600.0, 2.5, "me"));
+        estimates.spread_of("ref", Some(far));
+        assert_eq!(estimates.report(Some("me"), 100).max_offset_ms, Some(-2.0));
         // A spread from a node this one does not measure adds nothing.
         let mut estimates = Estimates::default();
         estimates.spread_of("ref", Some(spread));
-        assert_eq!(estimates.report(true, 100), ClockSkew::unknown(100));
+        assert_eq!(estimates.report(Some("me"), 100), ClockSkew::unknown(100));
+    }
+
+    /// Samples of a node 500 ms ahead, as intervals (low, high).
+    fn sample(low: f64, high: f64) -> Offset {
+        Offset::between(low, high)
+    }
+
+    #[test]
+    fn a_late_delivery_is_held_up_by_the_samples_before_it() {
+        let mut samples = Samples::default();
+        let first = samples.add(sample(496.0, 506.0));
+        assert_eq!((first.offset_ms, first.bound_ms), (501.0, 5.0));
+        // Delivered 30 ms late: its high end is below the truth, and it
+        // alone would miss it; with the one before, the truth is held.
+        let late = samples.add(sample(465.0, 477.0));
+        assert!((late.offset_ms - 500.0).abs() <= late.bound_ms, "{late:?}");
+        assert_eq!((late.offset_ms, late.bound_ms), (501.0, 5.0));
+        // A sample whose low end is certain drops the late one it
+        // contradicts, and narrows the estimate.
+        let after = samples.add(sample(498.0, 504.0));
+        assert_eq!(samples.0.len(), 2);
+        assert_eq!((after.offset_ms, after.bound_ms), (502.0, 4.0));
+    }
+
+    #[test]
+    fn a_clock_stepped_forward_is_followed_at_once_and_back_within_the_window() {
+        let mut samples = Samples::default();
+        samples.add(sample(-4.0, 6.0));
+        samples.add(sample(-3.0, 5.0));
+        let ahead = samples.add(sample(496.0, 506.0));
+        assert_eq!((ahead.offset_ms, ahead.bound_ms), (501.0, 5.0));
+        // Stepped back again: held up by the samples from before the step
+        // until they have left the window, never longer.
+        let mut back = Offset::default();
+        for _ in 0..WINDOW {
+            assert!(back.offset_ms != 1.0 || back.bound_ms != 5.0);
+            back = samples.add(sample(-4.0, 6.0));
+        }
+        assert_eq!((back.offset_ms, back.bound_ms), (1.0, 5.0));
+        assert_eq!(samples.0.len(), WINDOW);
     }
 
     #[test]
@@ -469,5 +589,8 @@ mod tests {
         estimates.keep_only(|key| key == "a");
         assert_eq!(estimates.spread().n, 1);
         assert!(estimates.spreads.is_empty());
+        assert_eq!(estimates.samples.len(), 1);
+        estimates.forget("a");
+        assert!(estimates.samples.is_empty());
     }
 }

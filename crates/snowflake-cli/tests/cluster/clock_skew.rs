@@ -321,7 +321,9 @@ fn beyond_three_nodes_a_skewed_clock_is_learned_of_through_the_referees() {
     }
     let status = nodes[watcher].cluster.status().clock_skew;
     assert_eq!(
-        status.peer.and_then(|peer| peer.slot).as_deref(),
-        Some(slots[moved].as_str())
+        status.peer.as_ref().and_then(|peer| peer.slot.as_deref()),
+        Some(slots[moved].as_str()),
+        "moved {moved}, watcher {watcher}, keys {keys:?}\n{}",
+        context()
     );
 }
