@@ -5,9 +5,9 @@
 //! Each node puts `clocks/{lease}` (attached to its lease, so it goes when
 //! the node does) at every renewal, and watches: the whole prefix if it is
 //! a referee (its key among the first three), else the referees' keys and
-//! its own. Everyone also watches the probe key. The watch is set up again
-//! every few publications, and when a referee's key goes, so that the
-//! referees are always the first three keys.
+//! its own. Everyone also watches the probe key. The watch is set up again,
+//! from now, every few publications and when a referee's key goes, so that
+//! the referees are the first three keys.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};

@@ -18,11 +18,13 @@
 //!   certain.
 //! - a node watching the key receives the write at its own clock `w`. The
 //!   write was applied before that: certain. It was applied no earlier than
-//!   `w - lag`, where `lag` is how long this node's own last publication
-//!   took from being sent to coming back on its own watch. That is the one
-//!   assumption: an event reaches the watcher no slower than the watcher's
-//!   own write went round. A watch that falls behind (an overloaded etcd, a
-//!   stalled process) can break it, and then the bound is too narrow.
+//!   `w - lag`, where `lag` is the longest that one of this node's last
+//!   eight publications took to come back on its own watch once sent.
+//!   That is the one assumption: an event reaches the watcher no slower
+//!   than the watcher's own writes go round. A watch that falls behind (an
+//!   overloaded etcd, a process not scheduled in time, a watch catching up
+//!   on history, which is why `clocks` only ever watches from now) breaks
+//!   it, and then the interval is too low.
 //!
 //! So the writer's clock minus the watcher's lies between `ms - w - 1` and
 //! `ms + rtt + 1 - w + lag`: the estimate is the middle, the bound half the
@@ -33,6 +35,12 @@
 //! reading and round trip, and the watcher pairs that revision with when it
 //! received it: estimates are one renewal period old.
 //!
+//! A broken assumption only ever moves the high end down; the low end is
+//! certain. So a node's estimate is drawn from its last eight samples: the
+//! highest low end and the highest high end, which hold the truth as long
+//! as one of them kept the assumption ([`Samples`] says what happens when a
+//! clock is stepped).
+//!
 //! # Who measures whom
 //!
 //! Every node watching every other's publications would cost etcd N²
@@ -42,6 +50,9 @@
 //! [`Spread`]); every other node measures the referees and adds: node x's
 //! offset from me is x's offset from referee r plus r's offset from me, and
 //! the bounds add. In a cluster of three or fewer, every node is a referee.
+//! etcd then delivers about 4N events a period (each referee N, each node
+//! its referees and itself), and a referee's spread is two offsets
+//! whatever N is.
 //!
 //! # `cluster status`: a probe, with no assumption
 //!
@@ -247,8 +258,13 @@ impl ClockSkew {
 
 /// How many of a node's last samples its estimate is drawn from.
 const WINDOW: usize = 8;
+/// How many samples of a node are taken in before it is first reported: a
+/// process that has just started is the likeliest to take in a delivery
+/// late, and one sample alone would stand for the node until the next.
+const FIRST: usize = 3;
 
-/// The last samples of one node's offset, as intervals (lowest, highest).
+/// The last samples of one node's offset, as intervals (lowest, highest),
+/// and how many were ever taken in.
 ///
 /// A sample's low end is certain; its high end holds only if the delivery
 /// was no slower than this node's own round (see the module's
@@ -267,7 +283,7 @@ const WINDOW: usize = 8;
 /// a step back is followed once the samples from before it have left the
 /// window.
 #[derive(Debug, Default)]
-struct Samples(VecDeque<(f64, f64)>);
+struct Samples(VecDeque<(f64, f64)>, usize);
 
 impl Samples {
     /// Takes in `sample`; what the window says now.
@@ -281,6 +297,7 @@ impl Samples {
             self.0.pop_front();
         }
         self.0.push_back((low, high));
+        self.1 += 1;
         let highest =
             |end: fn(&(f64, f64)) -> f64| self.0.iter().map(end).fold(f64::NEG_INFINITY, f64::max);
         Offset::between(highest(|s| s.0), highest(|s| s.1))
@@ -298,10 +315,13 @@ pub(crate) struct Estimates {
 
 impl Estimates {
     /// A new sample of the node behind `key`: its estimate is drawn from
-    /// it and the ones before (see [`Samples`]).
+    /// it and the ones before (see [`Samples`]), once there are [`FIRST`].
     pub(crate) fn measured(&mut self, key: &str, measured: Measured) {
         let samples = self.samples.entry(key.to_string()).or_default();
         let offset = samples.add(measured.offset);
+        if samples.1 < FIRST {
+            return;
+        }
         self.direct.insert(
             key.to_string(),
             Measured {
@@ -398,6 +418,13 @@ impl Estimates {
 mod tests {
     use super::*;
 
+    /// Takes in `FIRST` equal samples: the node is reported.
+    fn measure(estimates: &mut Estimates, key: &str, measured: Measured) {
+        for _ in 0..FIRST {
+            estimates.measured(key, measured.clone());
+        }
+    }
+
     fn at(offset_ms: f64, bound_ms: f64, slot: &str) -> Measured {
         Measured {
             offset: Offset {
@@ -492,9 +519,9 @@ mod tests {
     #[test]
     fn a_referee_reports_the_furthest_node_it_measured() {
         let mut estimates = Estimates::default();
-        estimates.measured("a", at(3.0, 1.0, "s=1"));
-        estimates.measured("b", at(-510.0, 2.0, "s=2"));
-        estimates.measured("c", at(40.0, 1.0, "s=3"));
+        measure(&mut estimates, "a", at(3.0, 1.0, "s=1"));
+        measure(&mut estimates, "b", at(-510.0, 2.0, "s=2"));
+        measure(&mut estimates, "c", at(40.0, 1.0, "s=3"));
         let report = estimates.report(None, 100);
         assert_eq!(report.max_offset_ms, Some(-510.0));
         assert_eq!(report.nodes, 3);
@@ -513,7 +540,7 @@ mod tests {
     #[test]
     fn other_nodes_are_reached_through_a_referees_spread() {
         let mut estimates = Estimates::default();
-        estimates.measured("ref", at(2.0, 1.5, "s=0"));
+        measure(&mut estimates, "ref", at(2.0, 1.5, "s=0"));
         let spread = Spread {
             n: 64,
             lo: Some(at(-4.0, 2.0, "s=9")),
@@ -581,10 +608,22 @@ mod tests {
     }
 
     #[test]
+    fn a_node_is_first_reported_once_a_few_samples_are_in() {
+        let mut estimates = Estimates::default();
+        for _ in 1..FIRST {
+            estimates.measured("a", at(-60.0, 8.0, "s=1"));
+            assert_eq!(estimates.report(None, 100), ClockSkew::unknown(100));
+        }
+        estimates.measured("a", at(2.0, 3.0, "s=1"));
+        // The late first samples are contradicted by the third's low end.
+        assert_eq!(estimates.report(None, 100).max_offset_ms, Some(2.0));
+    }
+
+    #[test]
     fn what_is_gone_is_forgotten() {
         let mut estimates = Estimates::default();
-        estimates.measured("a", at(1.0, 1.0, "s=1"));
-        estimates.measured("b", at(2.0, 1.0, "s=2"));
+        measure(&mut estimates, "a", at(1.0, 1.0, "s=1"));
+        measure(&mut estimates, "b", at(2.0, 1.0, "s=2"));
         estimates.spread_of("b", Some(Spread::default()));
         estimates.keep_only(|key| key == "a");
         assert_eq!(estimates.spread().n, 1);
