@@ -638,6 +638,7 @@ pub struct ServeArgs {
         default_value = "100",
         env = "SNOWFLAKE_MAX_CLOCK_SKEW_MS",
         value_name = "MS",
+        allow_negative_numbers = true,
         value_parser = clock_skew_ms
     )]
     pub max_clock_skew_ms: u64,

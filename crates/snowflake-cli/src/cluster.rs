@@ -338,7 +338,12 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
     let mut holders = runtime
         .block_on(snowflake_etcd::holders(&config))
         .map_err(|err| Failure::Runtime(err.to_string()))?;
-    let leases: Vec<i64> = holders.iter().map(|h| h.lease).collect();
+    // A key under no lease (written by hand) has no node to answer.
+    let leases: Vec<i64> = holders
+        .iter()
+        .map(|h| h.lease)
+        .filter(|&l| l != 0)
+        .collect();
     if !leases.is_empty() {
         let probed = snowflake_etcd::probe_clocks(&config, &leases, snowflake_etcd::PROBE_WAIT);
         // Without write access to etcd the table is still worth having.
