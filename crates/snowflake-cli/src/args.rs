@@ -630,6 +630,18 @@ pub struct ServeArgs {
         value_parser = lease_secs
     )]
     pub lease_ttl: u64,
+    /// Cluster mode: warn when another node's clock is certainly further
+    /// than this from this node's (IDs from the two then do not sort by
+    /// time). Only a warning: readiness does not depend on it.
+    #[arg(
+        long,
+        default_value = "100",
+        env = "SNOWFLAKE_MAX_CLOCK_SKEW_MS",
+        value_name = "MS",
+        allow_negative_numbers = true,
+        value_parser = clock_skew_ms
+    )]
+    pub max_clock_skew_ms: u64,
 }
 
 #[derive(Debug, Args)]
@@ -816,6 +828,14 @@ impl NowArgs {
             None => Ok(clock.now_ms()),
         }
     }
+}
+
+fn clock_skew_ms(text: &str) -> Result<u64, String> {
+    whole_in(
+        text,
+        1..=3_600_000,
+        "a clock skew is 1 to 3600000 milliseconds (an hour)",
+    )
 }
 
 fn clock_error_ms(text: &str) -> Result<u64, String> {

@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snowflake::{Clock, Error, Generator, Layout, SharedGenerator};
-use snowflake_etcd::{Cluster, ClusterConfig, Holder, NodeInfo, NotReady, SlotHolder, TlsConfig};
+use snowflake_etcd::{
+    Cluster, ClusterConfig, Holder, NodeInfo, NotReady, Offset, SlotHolder, TlsConfig,
+};
 use snowflake_server::{IdSource, Shutdown, Unavailable};
 
 use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
 use crate::failure::Failure;
-use crate::output::{escape_controls, json_line};
+use crate::output::{escape_controls, json_line, report};
 
 /// This binary has cluster mode.
 pub fn available() -> Result<(), Failure> {
@@ -30,6 +32,7 @@ pub fn source(
 ) -> Result<Arc<dyn IdSource>, Failure> {
     let mut config = config(&args.etcd, layout, node, args.lease_ttl)?;
     config.info.address = format!("http://{addr}/");
+    config.max_clock_skew_ms = args.max_clock_skew_ms;
     tracing::info!(endpoints = ?config.endpoints, name = %config.name, "joining the cluster");
     let clock = Arc::clone(&config.clock);
     Ok(Arc::new(ClusterSource {
@@ -82,6 +85,10 @@ impl IdSource for ClusterSource {
         fields.insert("slot".into(), status.slot.into());
         fields.insert("lease_remaining_s".into(), status.lease_remaining_s.into());
         fields.insert("fencing_events".into(), status.fencing_events.into());
+        fields.insert(
+            "clock_skew".into(),
+            serde_json::to_value(&status.clock_skew).unwrap_or_default(),
+        );
         fields
     }
 
@@ -95,6 +102,13 @@ impl IdSource for ClusterSource {
         } else {
             0.0
         });
+        // NaN until a clock is measured: no number is better than a made-up 0.
+        let skew = &status.clock_skew;
+        let seconds = |ms: Option<f64>| ms.map_or(f64::NAN, |ms| ms / 1e3);
+        metrics::gauge!("snowflake_cluster_clock_max_offset_seconds")
+            .set(seconds(skew.max_offset_ms));
+        metrics::gauge!("snowflake_cluster_clock_offset_bound_seconds").set(seconds(skew.bound_ms));
+        metrics::gauge!("snowflake_cluster_clock_nodes_measured").set(skew.nodes as f64);
     }
 
     fn shutdown(self: Arc<Self>) -> Shutdown {
@@ -187,6 +201,7 @@ pub fn config(
             address: String::new(),
             since_ms: 0,
         },
+        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
         auth,
         tls,
     })
@@ -304,6 +319,15 @@ fn hostname() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// A holder's clock against the caller's, as the table shows it: `?`
+/// when it did not answer the probe.
+fn clock(offset: Option<Offset>) -> String {
+    match offset {
+        Some(o) => format!("{:+.1} ±{:.1} ms", o.offset_ms, o.bound_ms),
+        None => "?".into(),
+    }
+}
+
 pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
     let layout = args.layout.resolve()?;
     let config = config(&args.etcd, &layout, Vec::new(), 10)?;
@@ -311,9 +335,27 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
         .enable_all()
         .build()
         .map_err(|err| Failure::Runtime(format!("cannot start the runtime: {err}")))?;
-    let holders = runtime
+    let mut holders = runtime
         .block_on(snowflake_etcd::holders(&config))
         .map_err(|err| Failure::Runtime(err.to_string()))?;
+    // A key under no lease (written by hand) has no node to answer.
+    let leases: Vec<i64> = holders
+        .iter()
+        .map(|h| h.lease)
+        .filter(|&l| l != 0)
+        .collect();
+    if !leases.is_empty() {
+        let probed = snowflake_etcd::probe_clocks(&config, &leases, snowflake_etcd::PROBE_WAIT);
+        // Without write access to etcd the table is still worth having.
+        match runtime.block_on(probed) {
+            Ok(offsets) => {
+                for holder in &mut holders {
+                    holder.clock = offsets.get(&holder.lease).copied();
+                }
+            }
+            Err(err) => report(&format!("{err}; the clock column is left empty")),
+        }
+    }
     Ok(if args.json {
         json_line(&holders)
     } else {
@@ -330,16 +372,17 @@ fn table(cluster: &str, holders: &[SlotHolder]) -> String {
         return format!("no slots in use in cluster {cluster:?}\n");
     }
     let mut out = format!(
-        "{:<28} {:<20} {:>8}  {:<28} {}\n",
-        "slot", "hostname", "pid", "since", "address"
+        "{:<28} {:<20} {:>8}  {:<18} {:<28} {}\n",
+        "slot", "hostname", "pid", "clock", "since", "address"
     );
     for h in holders {
         let slot = escape_controls(&h.slot);
         let row = match &h.holder {
             Holder::Node { node, since } => format!(
-                "{slot:<28} {:<20} {:>8}  {since:<28} {}",
+                "{slot:<28} {:<20} {:>8}  {:<18} {since:<28} {}",
                 escape_controls(&node.hostname),
                 node.pid,
+                clock(h.clock),
                 escape_controls(&node.address)
             ),
             Holder::Unreadable { unreadable } => {
@@ -376,6 +419,45 @@ mod tests {
     fn transport(line: &[&str]) -> Result<(), Error> {
         let etcd = etcd_args(line);
         check_transport(&etcd, &endpoints(&etcd)?)
+    }
+
+    #[test]
+    fn the_clock_skew_flags_default_is_the_librarys() {
+        let argv = ["snowflake", "serve", "--etcd", "http://127.0.0.1:9"];
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Serve(args) => assert_eq!(
+                args.max_clock_skew_ms,
+                ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS
+            ),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_holders_clock_shows_its_offset_and_bound_or_that_it_did_not_answer() {
+        let mut holder = held("datacenter=0,machine=1", "h", "http://a/");
+        holder.clock = Some(Offset {
+            offset_ms: 500.04,
+            bound_ms: 1.26,
+        });
+        let behind = SlotHolder {
+            clock: Some(Offset {
+                offset_ms: -3.0,
+                bound_ms: 0.5,
+            }),
+            ..held("datacenter=0,machine=2", "h", "http://b/")
+        };
+        let silent = held("datacenter=0,machine=3", "h", "http://c/");
+        let out = table("test", &[holder.clone(), behind, silent]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].contains(" clock "), "{out}");
+        assert!(lines[1].contains("+500.0 ±1.3 ms"), "{out}");
+        assert!(lines[2].contains("-3.0 ±0.5 ms"), "{out}");
+        assert!(lines[3].contains("  ?  "), "{out}");
+        let json: serde_json::Value = serde_json::from_str(&json_line(&[holder])).unwrap();
+        assert_eq!(json[0]["clock"]["offset_ms"], 500.04);
+        assert_eq!(json[0]["clock"]["bound_ms"], 1.26);
+        assert!(json[0].get("lease").is_none());
     }
 
     #[test]
@@ -494,6 +576,8 @@ mod tests {
             },
             mark_ms: Some(1),
             mark_error: None,
+            lease: 1,
+            clock: None,
         }
     }
 
@@ -527,6 +611,8 @@ mod tests {
             },
             mark_ms: None,
             mark_error: None,
+            lease: 2,
+            clock: None,
         };
         let out = table("test", &[damaged, unreadable]);
         let lines: Vec<&str> = out.lines().collect();

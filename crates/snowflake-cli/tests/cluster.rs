@@ -19,7 +19,10 @@
 //!   stops every node until it is back; losing the etcd leader stops none;
 //! - what only an operator can mend: a damaged mark keeps its slot unused,
 //!   and the node takes it once the mark is mended, without a restart;
-//! - reaching etcd: mutual TLS, and a password refused over plain http.
+//! - reaching etcd: mutual TLS, and a password refused over plain http;
+//! - clock skew between nodes (`cluster/clock_skew.rs`): measured within
+//!   its stated bound of a known shift, shown and warned of, never
+//!   stopping a node.
 //!
 //! Every scenario collects every ID every node handed out and checks, by
 //! sorting, that none repeats. Outcomes are decided by polling with
@@ -40,6 +43,8 @@ use std::time::{Duration, Instant};
 
 use snowflake::{Clock, ManualClock, SystemClock};
 
+#[path = "cluster/clock_skew.rs"]
+mod clock_skew;
 #[path = "support/etcd.rs"]
 mod etcd;
 #[path = "support/fleet.rs"]

@@ -33,6 +33,9 @@ pub struct ClusterConfig {
     pub clock: Arc<dyn Clock>,
     /// What the slot key says about this node.
     pub info: NodeInfo,
+    /// The clock skew between nodes beyond which the node logs a warning
+    /// (see `skew`).
+    pub max_clock_skew_ms: u64,
     /// User name and password for etcd, if it requires them.
     pub auth: Option<(String, String)>,
     /// TLS settings, used when the endpoints are `https://`.
@@ -84,6 +87,7 @@ impl std::fmt::Debug for ClusterConfig {
             .field("fixed", &self.fixed)
             .field("lease_ttl", &self.lease_ttl)
             .field("margin", &self.margin)
+            .field("max_clock_skew_ms", &self.max_clock_skew_ms)
             .field("tls", &self.tls)
             .field("auth", &self.auth.as_ref().map(|(user, _)| user))
             .finish_non_exhaustive()
@@ -91,6 +95,10 @@ impl std::fmt::Debug for ClusterConfig {
 }
 
 impl ClusterConfig {
+    /// The clock skew between nodes beyond which a node warns, unless told
+    /// otherwise: 100 ms.
+    pub const DEFAULT_MAX_CLOCK_SKEW_MS: u64 = 100;
+
     /// The margin for a TTL when none is given: a quarter of the TTL, at
     /// least 500 ms, leaving time for renewals to fail over.
     pub fn default_margin(ttl: Duration) -> Duration {
@@ -110,6 +118,22 @@ impl ClusterConfig {
     /// The key of `slot`'s high-water mark.
     pub(crate) fn mark_key(&self, slot: &impl std::fmt::Display) -> String {
         format!("{}marks/{slot}", self.prefix())
+    }
+
+    /// Where the nodes publish their clocks, one key a lease.
+    pub(crate) fn clocks_prefix(&self) -> String {
+        format!("{}clocks/", self.prefix())
+    }
+
+    /// The key of the clock published under `lease`: its ID in 16
+    /// hexadecimal digits, so that the keys sort as the IDs do.
+    pub(crate) fn clock_key(&self, lease: i64) -> String {
+        format!("{}{lease:016x}", self.clocks_prefix())
+    }
+
+    /// The key `cluster status` puts to ask every node for its clock now.
+    pub(crate) fn probe_key(&self) -> String {
+        format!("{}probe", self.prefix())
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Error {
     Claim(etcd_client::Error),
     /// The cluster's keys could not be read (for `cluster status`).
     Read(etcd_client::Error),
+    /// The nodes could not be asked for their clocks (for `cluster status`).
+    Probe(etcd_client::Error),
     /// The lease was not renewed before the node's deadline.
     LeaseNotRenewed,
     /// etcd answered a renewal saying the lease no longer exists.
@@ -62,6 +64,7 @@ impl fmt::Display for Error {
             Error::ListSlots(err) => write!(f, "cannot list slots: {err}"),
             Error::Claim(err) => write!(f, "cannot claim a slot: {err}"),
             Error::Read(err) => write!(f, "cannot read the cluster from etcd: {err}"),
+            Error::Probe(err) => write!(f, "cannot ask the nodes for their clocks: {err}"),
             Error::LeaseNotRenewed => f.write_str("the lease could not be renewed in time"),
             Error::LeaseExpired => f.write_str("the lease expired"),
             Error::SlotPassedOver { slot, reason } => write!(f, "not taking slot {slot}: {reason}"),
@@ -84,7 +87,8 @@ impl std::error::Error for Error {
             | Error::Grant(err)
             | Error::ListSlots(err)
             | Error::Claim(err)
-            | Error::Read(err) => Some(err),
+            | Error::Read(err)
+            | Error::Probe(err) => Some(err),
             Error::SlotPassedOver { reason, .. }
             | Error::DamagedMark { reason, .. }
             | Error::Generator(reason) => Some(reason),

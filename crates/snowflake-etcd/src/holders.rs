@@ -12,9 +12,10 @@ use snowflake::UnixMillis;
 use crate::config::{ClusterConfig, NodeInfo, connect};
 use crate::error::Error;
 use crate::mark::read_mark;
+use crate::skew::Offset;
 
 /// A slot in use, as `snowflake cluster status` lists it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SlotHolder {
     /// The slot, e.g. `datacenter=1,machine=7`: the end of its key.
     pub slot: String,
@@ -27,6 +28,13 @@ pub struct SlotHolder {
     /// Why the mark cannot be read, when it cannot.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mark_error: Option<String>,
+    /// The lease the slot is held under.
+    #[serde(skip)]
+    pub lease: i64,
+    /// The holder's clock measured against the caller's (see
+    /// [`probe_clocks`](crate::probe_clocks)); `None` until measured, or
+    /// when the holder did not answer.
+    pub clock: Option<Offset>,
 }
 
 /// Who holds a slot, as its key says.
@@ -98,6 +106,8 @@ pub async fn holders(config: &ClusterConfig) -> Result<Vec<SlotHolder>, Error> {
             slot,
             mark_ms: mark.as_ref().and_then(|m| m.as_ref().ok().copied()),
             mark_error: mark.and_then(Result::err),
+            lease: kv.lease(),
+            clock: None,
         });
     }
     Ok(out)
@@ -143,6 +153,8 @@ mod tests {
             holder: Holder::read(b"\x00\xff"),
             mark_ms: None,
             mark_error: Some("\"x\", not a time in Unix milliseconds".into()),
+            lease: 7,
+            clock: None,
         };
         let json = serde_json::to_value(&entry).unwrap();
         assert!(

@@ -12,7 +12,10 @@
 //!   and kept after the lease ends so the next holder can read it. A clean
 //!   shutdown lowers it to the last ID issued, after the node stopped
 //!   issuing and before it revokes the lease, so the next holder need not
-//!   wait out the window kept ahead of the clock.
+//!   wait out the window kept ahead of the clock;
+//! - `clocks/{lease}`: the node's clock reading, put at each renewal,
+//!   attached to its lease (see `skew`);
+//! - `probe`: put by `cluster status` to ask every node for its clock now.
 //!
 //! A node whose slot key vanishes, or is overwritten, while it holds the
 //! slot (a clean-up script, a restore) gives the slot up at once and claims
@@ -26,15 +29,23 @@
 //! 3. a new holder waits until its clock is past the slot's mark, and a
 //!    fenced node cannot raise the mark, so it cannot issue above it.
 //!
+//! Beside the slots, each node publishes its clock with its renewals, under
+//! `clocks/{lease}`, and estimates how far the other nodes' clocks are from
+//! its own (`skew` says how, and what it assumes): IDs from nodes whose
+//! clocks disagree do not sort by time. It warns; it never stops issuing
+//! for it.
+//!
 //! Modules: `node` runs the session (lease, claim, renewals) and answers the
 //! server; `fence` is the deadline; `claim` takes a slot and starts its
 //! generator; `watch` notices a held slot's key vanishing; `txn` holds the
 //! compare-then-write transactions; `mark` is the generator's mark store on
 //! etcd; `slots` enumerates the slots; `holders` reads them for
-//! `cluster status`.
+//! `cluster status`; `skew` is the arithmetic of clock offsets, and
+//! `clocks` publishes, watches and probes for it.
 #![warn(missing_docs)]
 
 mod claim;
+mod clocks;
 mod config;
 mod error;
 mod fence;
@@ -42,13 +53,16 @@ mod holders;
 mod holding;
 mod mark;
 mod node;
+mod skew;
 mod slots;
 mod txn;
 mod watch;
 
+pub use clocks::{PROBE_WAIT, probe_clocks};
 pub use config::{ClusterConfig, NodeInfo, TlsConfig, connect};
 pub use error::Error;
 pub use holders::{Holder, SlotHolder, holders};
 pub use holding::Holding;
 pub use node::{Cluster, ClusterStatus, NotReady};
+pub use skew::{ClockSkew, Offset, Peer};
 pub use slots::{Slot, SlotSpace, slot_space};

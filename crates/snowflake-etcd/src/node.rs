@@ -9,12 +9,14 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::claim::claim;
+use crate::clocks::Clocks;
 use crate::config::{ClusterConfig, connect};
 use crate::error::Error;
 use crate::fence::Fence;
 use snowflake::SharedGenerator;
 
 use crate::holding::Holding;
+use crate::skew::ClockSkew;
 use crate::slots::{Slot, slot_space};
 use crate::watch::until_lost;
 
@@ -55,11 +57,15 @@ pub struct ClusterStatus {
     pub fencing_events: u64,
     /// What it is doing, in words.
     pub state: String,
+    /// How far the other nodes' clocks are from this node's.
+    pub clock_skew: ClockSkew,
 }
 
 struct Inner {
     config: ClusterConfig,
-    holding: RwLock<Option<Arc<Holding>>>,
+    /// Shared with `clocks`, which names the slot in what it publishes.
+    holding: Arc<RwLock<Option<Arc<Holding>>>>,
+    clocks: Arc<Clocks>,
     fence: Arc<Fence>,
     fencing_events: AtomicU64,
     /// What the node is doing, and whether only an operator can change it.
@@ -72,8 +78,10 @@ struct Inner {
 
 impl Inner {
     fn new(config: ClusterConfig) -> Inner {
+        let holding = Arc::new(RwLock::new(None));
         Inner {
-            holding: RwLock::new(None),
+            clocks: Arc::new(Clocks::new(config.clone(), Arc::clone(&holding))),
+            holding,
             fence: Arc::new(Fence::new(config.lease_ttl, config.margin)),
             fencing_events: AtomicU64::new(0),
             state: Mutex::new(("starting".into(), false)),
@@ -214,6 +222,7 @@ impl Cluster {
             lease_remaining_s: self.inner.fence.remaining().map(|d| d.as_secs_f64()),
             fencing_events: self.inner.fencing_events.load(Ordering::Relaxed),
             state: self.state(),
+            clock_skew: self.inner.clocks.report(),
         }
     }
 
@@ -325,6 +334,8 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     let lease = granted.id();
     *last_lease = Some(lease);
     inner.fence.extend(sent, granted.ttl());
+    // Publishes this node's clock at each renewal, and measures the others'.
+    let publishing = inner.clocks.start(client.clone(), lease);
     // The partition scenario times the fence against these lines.
     tracing::debug!(
         lease,
@@ -388,6 +399,7 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
                 inner.fence.extend(sent, resp.ttl());
                 tracing::debug!(lease, ttl_s = resp.ttl(), "fence extended: lease renewed");
                 pause = period;
+                publishing.renewed();
                 if let Some(holding) = &holding {
                     // Off the renewal path: a slow write must not delay
                     // the next renewal.
@@ -432,6 +444,7 @@ mod tests {
                 address: String::new(),
                 since_ms: 0,
             },
+            max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
             auth: None,
             tls: Default::default(),
         }

@@ -112,6 +112,14 @@ fn serve_rejects_bad_settings_with_status_2() {
             &["serve", "--require-clock-sync", "0"][..],
             "a maximum clock error is 1 to 86400000 milliseconds (a day)",
         ),
+        (
+            &["serve", "--max-clock-skew-ms", "0"][..],
+            "invalid value '0' for '--max-clock-skew-ms <MS>': a clock skew is 1 to 3600000 milliseconds (an hour)",
+        ),
+        (
+            &["serve", "--max-clock-skew-ms", "-5"][..],
+            "a clock skew is 1 to 3600000 milliseconds",
+        ),
     ] {
         let stderr = stderr_of(args, 2);
         assert!(stderr.contains(message), "{args:?}: {stderr}");

@@ -249,6 +249,28 @@ impl Etcd {
         Some(BASE64.decode(value).unwrap())
     }
 
+    /// Every key under `prefix`, sorted, as `etcdctl get --prefix
+    /// --keys-only` shows them. (Keys only: the gateway sends a long answer
+    /// chunked, which [`http`] does not read.)
+    pub fn keys_under(&self, prefix: &str) -> Vec<String> {
+        let mut end = prefix.as_bytes().to_vec();
+        // The range of a prefix ends just past it: its last byte plus one.
+        *end.last_mut().unwrap() += 1;
+        let range = json!({
+            "key": BASE64.encode(prefix),
+            "range_end": BASE64.encode(end),
+            "keys_only": true,
+        });
+        let answer = self.call("/v3/kv/range", &range);
+        let kvs = answer["kvs"].as_array().cloned().unwrap_or_default();
+        kvs.iter()
+            .map(|kv| {
+                let key = BASE64.decode(kv["key"].as_str().unwrap()).unwrap();
+                String::from_utf8(key).unwrap()
+            })
+            .collect()
+    }
+
     /// Writes `value` under `key`, with no lease, as `etcdctl put` does.
     pub fn put(&self, key: &str, value: &[u8]) {
         let body = json!({ "key": BASE64.encode(key), "value": BASE64.encode(value) });

@@ -96,6 +96,7 @@ pub fn config(etcd: &Etcd, name: &str, layout: &Layout, ttl: Duration, n: usize)
             address: format!("in-process #{n}"),
             since_ms: 0,
         },
+        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
         auth: None,
         tls: Default::default(),
     }

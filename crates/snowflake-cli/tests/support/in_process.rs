@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Layout, ManualClock};
+use snowflake::{Clock, Layout};
 use snowflake_etcd::{Cluster, ClusterConfig, Holding, NodeInfo};
 
 use crate::etcd::Etcd;
@@ -83,7 +83,7 @@ impl Drop for InProcess {
 
 /// A node of cluster `test` on `etcd`, fixed to `slot` of the twitter
 /// layout, reading `clock`.
-pub fn config(etcd: &Etcd, slot: &str, clock: Arc<ManualClock>) -> ClusterConfig {
+pub fn config(etcd: &Etcd, slot: &str, clock: Arc<dyn Clock>) -> ClusterConfig {
     let fixed = slot
         .split(',')
         .map(|part| {
@@ -107,6 +107,7 @@ pub fn config(etcd: &Etcd, slot: &str, clock: Arc<ManualClock>) -> ClusterConfig
             address: "in-process".into(),
             since_ms: 0,
         },
+        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
         auth: None,
         tls: Default::default(),
     }

@@ -23,6 +23,13 @@ impl Proxy {
     /// after it arrived (requests go through at once): an answer reaches
     /// the node no sooner than `delay` after the node sent its request.
     pub fn delaying_answers(upstream: &str, delay: Duration) -> Proxy {
+        Proxy::delaying(upstream, Duration::ZERO, delay)
+    }
+
+    /// A proxy to `upstream` that passes on every byte the node sends
+    /// `requests` after it arrived, and every byte etcd sends `answers`
+    /// after it arrived.
+    pub fn delaying(upstream: &str, requests: Duration, answers: Duration) -> Proxy {
         let upstream = upstream.trim_start_matches("http://").to_string();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
@@ -52,9 +59,9 @@ impl Proxy {
                     pipe(
                         client.try_clone().unwrap(),
                         server.try_clone().unwrap(),
-                        Duration::ZERO,
+                        requests,
                     );
-                    pipe(server, client, delay);
+                    pipe(server, client, answers);
                 }
             })
         };
