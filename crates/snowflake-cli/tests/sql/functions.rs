@@ -333,8 +333,12 @@ fn check_errors(db: Db) {
 fn check_readings(db: Db) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vectors.json");
     let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // A namespace of its own: the vectors' test loads the same presets
+    // into the shared one, and MySQL replaces a function by dropping it
+    // first, so a reader there can find it missing for an instant.
+    let place = db.at("readings").fresh();
     for preset in snowflake::Layout::PRESETS {
-        db.load(&["--layout", preset]);
+        place.load(&["--layout", preset]);
     }
     let mut checked = 0;
     for case in vectors["readings"].as_array().unwrap() {
@@ -349,12 +353,12 @@ fn check_readings(db: Db) {
                 reading["timestamp_ms"].as_i64(),
             ) {
                 ("impossible", _) => {
-                    db.error_of(&time);
+                    place.error_of(&time);
                 }
                 (_, Some(ts)) if db == Db::Mariadb && ts > DATETIME_MAX_MS => {
-                    db.error_of(&time);
+                    place.error_of(&time);
                 }
-                (_, Some(ts)) => assert_eq!(db.one_row(&time), [utc_text(ts)], "{what}"),
+                (_, Some(ts)) => assert_eq!(place.one_row(&time), [utc_text(ts)], "{what}"),
                 (verdict, None) => panic!("{what}: a {verdict} reading without a time"),
             }
             checked += 1;
