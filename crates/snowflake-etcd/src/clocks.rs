@@ -514,16 +514,13 @@ pub async fn probe_clocks(
         let received_ms = config.clock.now_ms();
         for event in message.events() {
             let Some(kv) = event.kv() else { continue };
-            let lease = std::str::from_utf8(kv.key())
-                .ok()
-                .and_then(|key| key.strip_prefix(&prefix))
-                .and_then(|hex| u64::from_str_radix(hex, 16).ok());
+            let lease = config.lease_of_clock_key(kv.key());
             let publication = serde_json::from_slice::<Publication>(kv.value()).ok();
             if let (Some(lease), Some(publication)) = (lease, publication)
                 && publication.answers == Some(revision)
             {
                 let offset = Offset::from_probe(publication.ms, sent_ms, received_ms);
-                offsets.insert(lease as i64, offset);
+                offsets.insert(lease, offset);
             }
         }
     }

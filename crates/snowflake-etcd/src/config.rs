@@ -131,6 +131,18 @@ impl ClusterConfig {
         format!("{}{lease:016x}", self.clocks_prefix())
     }
 
+    /// The lease a clock key was published under: [`clock_key`]'s inverse;
+    /// `None` for a key it did not make.
+    ///
+    /// [`clock_key`]: ClusterConfig::clock_key
+    pub(crate) fn lease_of_clock_key(&self, key: &[u8]) -> Option<i64> {
+        let hex = std::str::from_utf8(key)
+            .ok()?
+            .strip_prefix(&self.clocks_prefix())?;
+        // Written as the lease's 64 bits: a negative lease reads back whole.
+        u64::from_str_radix(hex, 16).ok().map(|bits| bits as i64)
+    }
+
     /// The key `cluster status` puts to ask every node for its clock now.
     pub(crate) fn probe_key(&self) -> String {
         format!("{}probe", self.prefix())

@@ -450,6 +450,29 @@ mod tests {
         }
     }
 
+    /// The probe of `cluster status` finds a node's lease from its clock
+    /// key: every lease, negative ones too, reads back; other keys do not.
+    #[test]
+    fn a_clock_key_names_its_lease_back() {
+        let config = config();
+        for lease in [0, 1, 0x694d_8a9c_1f2e_3a00, i64::MAX, -1, i64::MIN] {
+            let key = config.clock_key(lease);
+            assert_eq!(
+                config.lease_of_clock_key(key.as_bytes()),
+                Some(lease),
+                "{key}"
+            );
+        }
+        for key in [
+            "/snowflake/test/clocks/xyz",
+            "/snowflake/other/clocks/01",
+            "",
+        ] {
+            assert_eq!(config.lease_of_clock_key(key.as_bytes()), None, "{key}");
+        }
+        assert_eq!(config.lease_of_clock_key(&[0xff, 0xfe]), None);
+    }
+
     /// A node with no session: the test moves its fence and its holding
     /// as the session and the watch would.
     fn idle() -> Cluster {
