@@ -539,6 +539,57 @@ mod tests {
         assert!(one.proposal().unwrap().layout().field("node").is_some());
     }
 
+    /// The same needs at ticks of 1, 10 and 1000 ms, dealt by hand: the
+    /// tick changes every headroom the dealing weighs, so a planner that
+    /// deals as if the tick were 1 ms proposes another layout at 10 and
+    /// 1000 ms.
+    #[test]
+    fn proposals_at_each_tick_are_the_hand_dealt_ones() {
+        // 50,000 a second, 300 nodes, 30 years from 2025-03-15T12:00Z: to
+        // 2055-03-15 are 30 × 365 + 7 leap days (2028 … 2052) = 10,957
+        // days = 946,684,800,000 ms, and from the epoch (that day's
+        // midnight) 12 h more, 946,728,000,000 ms. 300 nodes take 9 bits
+        // (512, headroom 1.71) at every tick. 8 of 63 bits are spare each
+        // time; each deal doubles the headroom it goes to.
+        let from = JAN_2025 + (31 + 28 + 14) * 86_400_000 + 12 * 3_600_000;
+        let cases = [
+            // 1 ms: 2^39 < 946.7e9 ≤ 2^40 ms, 40 bits (headroom 1.16);
+            // 50 a tick, 6 bits (64, 1.28). Dealt time, rate, node, time,
+            // rate, node, time, rate.
+            (1, "time:43,node:11,sequence:9"),
+            // 10 ms: 94.67e9 ticks, 2^36 < … ≤ 2^37, 37 bits (1.45); 500 a
+            // tick, 9 bits (512, 1.02). Dealt rate, time, node, rate,
+            // time, node, rate, time.
+            (10, "time:40,node:11,sequence:12"),
+            // 1000 ms: 946.7e6 ticks, 2^29 < … ≤ 2^30, 30 bits (1.13);
+            // 50,000 a tick, 16 bits (65,536, 1.31). Dealt time, rate,
+            // node, time, rate, node, time, rate.
+            (1000, "time:33,node:11,sequence:19"),
+        ];
+        for (tick, expected) in cases {
+            let plan = Needs::new(50_000, 300, 30, from)
+                .unwrap()
+                .with_tick_ms(tick)
+                .unwrap()
+                .plan();
+            assert_eq!(plan.needed().total(), 55, "{tick} ms");
+            let layout = plan.proposal().unwrap().layout();
+            assert_eq!((layout.spec(), layout.tick_ms()), (expected.into(), tick));
+            assert_eq!(layout.epoch_ms(), JAN_2025 + (31 + 28 + 14) * 86_400_000);
+        }
+        // Baidu uid-generator's customised layout in seconds: 8,192 a
+        // second, 2^21 worker starts, 17 years from 2016-09-20: 17 × 365 +
+        // 4 leap days (2020 … 2032) = 6,209 days = 536,457,600 s ≤ 2^29 =
+        // 536,870,912: 29 + 21 + 13 = 63 bits, none spare, Baidu's widths.
+        let baidu = Needs::new(8192, 1 << 21, 17, 1474329600000)
+            .unwrap()
+            .with_tick_ms(1000)
+            .unwrap()
+            .plan();
+        assert_eq!(spec(&baidu), "time:29,node:21,sequence:13");
+        assert_eq!(baidu.proposal().unwrap().layout().tick_ms(), 1000);
+    }
+
     #[test]
     fn needs_that_fill_the_width_get_no_node_field_for_one_node() {
         // 53 bits: 10 years of ms (39) + 2^14 a millisecond... 16,384,000 a second.

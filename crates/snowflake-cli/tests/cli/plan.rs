@@ -175,6 +175,11 @@ fn the_planned_layout_works_everywhere() {
     let spec = v["layout"].as_str().unwrap().to_string();
     let tick = v["tick_ms"].to_string();
     let epoch = v["epoch_ms"].to_string();
+    // By hand: 30 years and 12 h from the epoch are 94,672,800,000 ticks
+    // of 10 ms, 37 bits; 300 nodes 9; 500 a tick 9. The 8 spare bits go
+    // to rate, time, node, rate, time, node, rate, time (the least
+    // headroom each time, as the core's plan tests deal them).
+    assert_eq!(spec, "time:40,node:11,sequence:12");
     assert_eq!(tick, "10");
     // The epoch is the start of the first day.
     assert_eq!(epoch, "1741996800000");
