@@ -98,20 +98,48 @@ fn read_kernel() -> Option<KernelClock> {
     // is to a live, exclusive local.
     let mut timex: libc::timex = unsafe { std::mem::zeroed() };
     let state = unsafe { libc::adjtimex(&mut timex) };
-    if state < 0 {
+    from_answer(Answer {
+        state,
+        status: timex.status,
+        maxerror: timex.maxerror,
+        esterror: timex.esterror,
+        offset: timex.offset,
+    })
+}
+
+/// What `adjtimex(2)` answered: its return value (the clock's state, or
+/// -1 for an error) and the fields of `struct timex` the report reads, in
+/// the kernel's own types, so that a test can hand [`from_answer`] any
+/// answer the kernel could give.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy, Debug, Default)]
+struct Answer {
+    state: libc::c_int,
+    status: libc::c_int,
+    maxerror: libc::c_long,
+    esterror: libc::c_long,
+    offset: libc::c_long,
+}
+
+/// The report of an answer; `None` for an error. The clock counts as
+/// synchronised only when the state is not `TIME_ERROR` and the status
+/// lacks `STA_UNSYNC`: either alone means the kernel does not vouch for it.
+#[cfg(target_os = "linux")]
+fn from_answer(answer: Answer) -> Option<KernelClock> {
+    if answer.state < 0 {
         return None;
     }
     // `offset` is in nanoseconds with STA_NANO, else microseconds; the
     // errors are always microseconds.
-    let offset_ms = if timex.status & libc::STA_NANO != 0 {
-        timex.offset as f64 / 1e6
+    let offset_ms = if answer.status & libc::STA_NANO != 0 {
+        answer.offset as f64 / 1e6
     } else {
-        timex.offset as f64 / 1e3
+        answer.offset as f64 / 1e3
     };
     Some(KernelClock {
-        synchronised: state != libc::TIME_ERROR && timex.status & libc::STA_UNSYNC == 0,
-        max_error_ms: timex.maxerror as f64 / 1e3,
-        estimated_error_ms: timex.esterror as f64 / 1e3,
+        synchronised: answer.state != libc::TIME_ERROR && answer.status & libc::STA_UNSYNC == 0,
+        max_error_ms: answer.maxerror as f64 / 1e3,
+        estimated_error_ms: answer.esterror as f64 / 1e3,
         offset_ms,
     })
 }
@@ -134,6 +162,116 @@ mod tests {
             clock.max_error_ms >= 0.0 && clock.estimated_error_ms >= 0.0,
             "{clock:?}"
         );
+    }
+
+    /// A clock an NTP daemon keeps: state TIME_OK, PLL mode, microsecond
+    /// offsets.
+    #[cfg(target_os = "linux")]
+    const SYNCHRONISED: Answer = Answer {
+        state: libc::TIME_OK,
+        status: libc::STA_PLL,
+        maxerror: 12_500,
+        esterror: 250,
+        offset: -1_500,
+    };
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_synchronised_answer_reads_in_milliseconds() {
+        assert_eq!(
+            from_answer(SYNCHRONISED),
+            Some(KernelClock {
+                synchronised: true,
+                max_error_ms: 12.5,
+                estimated_error_ms: 0.25,
+                offset_ms: -1.5,
+            })
+        );
+    }
+
+    /// The unsynchronised answer of many virtual machines (TIME_ERROR with
+    /// STA_UNSYNC, a maximum error of 16 s), and each of the two alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn either_time_error_or_sta_unsync_alone_is_unsynchronised() {
+        let vm = Answer {
+            state: libc::TIME_ERROR,
+            status: libc::STA_UNSYNC,
+            maxerror: 16_000_000,
+            ..SYNCHRONISED
+        };
+        let only_state = Answer {
+            state: libc::TIME_ERROR,
+            ..SYNCHRONISED
+        };
+        let only_flag = Answer {
+            status: libc::STA_PLL | libc::STA_UNSYNC,
+            ..SYNCHRONISED
+        };
+        for answer in [vm, only_state, only_flag] {
+            let clock = from_answer(answer).unwrap();
+            assert!(!clock.synchronised, "{answer:?}");
+        }
+        assert_eq!(from_answer(vm).unwrap().max_error_ms, 16_000.0);
+    }
+
+    /// Every other state the kernel returns (a leap second pending or in
+    /// progress) leaves the clock synchronised.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn leap_second_states_are_synchronised() {
+        for state in [
+            libc::TIME_OK,
+            libc::TIME_INS,
+            libc::TIME_DEL,
+            libc::TIME_OOP,
+            libc::TIME_WAIT,
+        ] {
+            let answer = Answer {
+                state,
+                ..SYNCHRONISED
+            };
+            assert!(from_answer(answer).unwrap().synchronised, "{answer:?}");
+        }
+    }
+
+    /// An error from the call is no report at all, not a clock of zeros.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_error_is_no_report() {
+        let answer = Answer {
+            state: -1,
+            ..SYNCHRONISED
+        };
+        assert_eq!(from_answer(answer), None);
+    }
+
+    /// Each of the 16 status flags alone: STA_UNSYNC alone makes the clock
+    /// unsynchronised and STA_NANO alone reads the offset in nanoseconds;
+    /// no other flag changes the report.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn each_status_flag_alone() {
+        for bit in 0..16 {
+            let flag = 1 << bit;
+            let clock = from_answer(Answer {
+                status: flag,
+                ..SYNCHRONISED
+            })
+            .unwrap();
+            assert_eq!(clock.synchronised, flag != libc::STA_UNSYNC, "{flag:#06x}");
+            let offset = if flag == libc::STA_NANO {
+                -0.0015
+            } else {
+                -1.5
+            };
+            assert_eq!(clock.offset_ms, offset, "{flag:#06x}");
+            assert_eq!(
+                (clock.max_error_ms, clock.estimated_error_ms),
+                (12.5, 0.25),
+                "{flag:#06x}"
+            );
+        }
     }
 
     #[test]
