@@ -81,7 +81,7 @@ pub fn new_key(args: &MaskKeyNewArgs) -> Result<(), Failure> {
     emit(&format!(
         "wrote a new 256-bit masking key to {}, readable by you alone; keep it secret and keep \
          a copy: without it, masked IDs cannot be unmasked\n",
-        file.path().display()
+        file.name()
     ))
 }
 

@@ -13,11 +13,15 @@
 //! not the text of a file that failed to parse as one (which may be a key
 //! with a typo), not a character of it. A key file is named by its path and
 //! described by its length and the position of a bad character; that is
-//! enough to fix it and tells an onlooker nothing.
+//! enough to fix it and tells an onlooker nothing. The path itself is left
+//! out when it could hold the key (see `shown.rs`): the message then says
+//! what went wrong all the same.
 
 use std::fmt;
 use std::io;
 use std::path::Path;
+
+use crate::shown::Shown;
 
 /// Why a masker or a key could not be made.
 ///
@@ -56,13 +60,13 @@ enum Repr {
         min_bits: u8,
     },
     KeyText {
-        path: Option<String>,
+        path: Option<Shown>,
         problem: KeyProblem,
         hex_len: usize,
         bits: usize,
     },
     KeyFile {
-        path: String,
+        path: Shown,
         kind: ErrorKind,
         doing: &'static str,
         reason: String,
@@ -134,7 +138,7 @@ impl Error {
                 bits,
                 ..
             } => Error::new(Repr::KeyText {
-                path: Some(path.display().to_string()),
+                path: Some(Shown::of(path)),
                 problem,
                 hex_len,
                 bits,
@@ -144,7 +148,8 @@ impl Error {
     }
 
     /// A key file that could not be opened, read or written: the operator's
-    /// mistake (not there, not allowed, already there) or the machine's.
+    /// mistake (not there, not allowed, already there) or the machine's. A
+    /// path that could hold the key is not shown.
     pub(crate) fn key_file(path: &Path, doing: &'static str, err: &io::Error) -> Self {
         use io::ErrorKind as K;
         let kind = match err.kind() {
@@ -164,24 +169,10 @@ impl Error {
             _ => err.to_string(),
         };
         Error::new(Repr::KeyFile {
-            path: path.display().to_string(),
+            path: Shown::of(path),
             kind,
             doing,
             reason,
-        })
-    }
-
-    /// A key file's path that is a key itself (`--key-file 6c0f…`): said
-    /// without echoing it into a log or a terminal's scrollback.
-    pub(crate) fn key_as_path(doing: &'static str) -> Self {
-        Error::new(Repr::KeyFile {
-            path: "(not shown: it looks like a key itself)".to_string(),
-            kind: ErrorKind::InvalidInput,
-            doing,
-            reason: "give the path of a file that holds the key, never the key; a key typed \
-                     on a command line may be in the shell's history, so if it is one, make \
-                     a new one"
-                .to_string(),
         })
     }
 
@@ -244,7 +235,16 @@ impl fmt::Display for Error {
                 doing,
                 reason,
                 ..
-            } => write!(f, "cannot {doing} key file {path}: {reason}"),
+            } => {
+                write!(f, "cannot {doing} key file {path}: {reason}")?;
+                if path.is_hidden() {
+                    f.write_str(
+                        "; give the path of a file that holds the key, never the key itself \
+                         (if it was the key, it may be in the shell's history: make a new one)",
+                    )?;
+                }
+                Ok(())
+            }
             Repr::NoKey => f.write_str("a key ring needs at least one key"),
             Repr::Random { reason } => {
                 write!(f, "the system's random source did not give a key: {reason}")

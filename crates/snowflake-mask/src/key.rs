@@ -146,6 +146,12 @@ mod tests {
 
     const HEX: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
+    /// A path is hidden from half a key's digits on.
+    #[test]
+    fn paths_are_hidden_from_half_a_key() {
+        assert_eq!(crate::shown::HIDDEN_FROM * 2, MaskKey::HEX_LEN);
+    }
+
     #[test]
     fn hex_reads_every_byte_in_order_and_writes_back_the_same() {
         let key = MaskKey::from_hex(HEX).unwrap();

@@ -15,6 +15,7 @@ use zeroize::Zeroizing;
 
 use crate::error::{Error, KeyProblem};
 use crate::key::MaskKey;
+use crate::shown::Shown;
 
 /// More than any key file needs (64 characters and some whitespace): a
 /// path to a large file by mistake is refused without reading it all.
@@ -35,7 +36,6 @@ const MAX_FILE_LEN: usize = 4096;
 /// assert!(KeyFile::create_new(&path).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct KeyFile {
     key: MaskKey,
     path: PathBuf,
@@ -43,11 +43,25 @@ pub struct KeyFile {
     mode: Option<u32>,
 }
 
+/// The path as messages name it, so that not even `Debug` shows a path
+/// that may hold the key; the key shows itself redacted.
+impl std::fmt::Debug for KeyFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyFile")
+            .field("key", &self.key)
+            .field("path", &format_args!("{}", Shown::of(&self.path)))
+            .field("mode", &self.mode)
+            .finish()
+    }
+}
+
 impl KeyFile {
     /// Reads a key file: 64 hexadecimal characters, whitespace around them
     /// allowed. A file that is missing, unreadable, larger than a key file
     /// or not a key is an error that names the path and says what is wrong,
-    /// without showing what the file holds.
+    /// without showing what the file holds, and without the path when it
+    /// holds 32 or more hexadecimal digits (it may be the key, pasted where
+    /// its file's name goes).
     ///
     /// ```
     /// use snowflake_mask::KeyFile;
@@ -60,7 +74,7 @@ impl KeyFile {
     /// ```
     pub fn read(path: impl AsRef<Path>) -> Result<KeyFile, Error> {
         let path = path.as_ref();
-        let fail = |err: io::Error| file_error(path, "read", &err);
+        let fail = |err: io::Error| Error::key_file(path, "read", &err);
         let file = File::open(path).map_err(fail)?;
         // The mode of the file that was opened, not of whatever the path
         // names a moment later.
@@ -100,7 +114,7 @@ impl KeyFile {
     pub fn create_new(path: impl AsRef<Path>) -> Result<KeyFile, Error> {
         let path = path.as_ref();
         let key = MaskKey::generate()?;
-        let fail = |err: io::Error| file_error(path, "create", &err);
+        let fail = |err: io::Error| Error::key_file(path, "create", &err);
         let mut options = OpenOptions::new();
         // O_EXCL: fails if the path exists, even as a dangling symbolic link,
         // so no race with another writer and no write through a planted link.
@@ -174,12 +188,34 @@ impl KeyFile {
     /// ```
     pub fn warning(&self) -> Option<String> {
         let mode = self.mode.filter(|mode| mode & 0o077 != 0)?;
+        let name = Shown::of(&self.path);
+        let fix = match &name {
+            Shown::Path(path) => format!("chmod 600 {path}"),
+            Shown::Hidden => "chmod 600 it".to_string(),
+        };
         Some(format!(
-            "key file {path} can be read or changed by users other than its owner \
+            "key file {name} can be read or changed by users other than its owner \
              (mode {mode:03o}); anyone who reads it can unmask every ID masked with it; \
-             make it private: chmod 600 {path}",
-            path = self.path.display(),
+             make it private: {fix}"
         ))
+    }
+
+    /// The path as messages should name it: whole, or a note in its place
+    /// when it holds 32 or more hexadecimal digits and so may hold the key
+    /// (errors and [`KeyFile::warning`] name it so too).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("mask.key");
+    /// let file = snowflake_mask::KeyFile::create_new(&path)?;
+    /// assert_eq!(file.name(), path.display().to_string());
+    /// let odd = dir.path().join("5a".repeat(16));
+    /// let file = snowflake_mask::KeyFile::create_new(&odd)?;
+    /// assert!(file.name().starts_with("(name not shown"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn name(&self) -> String {
+        Shown::of(&self.path).to_string()
     }
 
     /// The key, without the file's name.
@@ -195,15 +231,6 @@ impl KeyFile {
     pub fn into_key(self) -> MaskKey {
         self.key
     }
-}
-
-/// The error for a key file that could not be opened, read or written; a
-/// path that is a key itself (`--key-file 6c0f…`) is not echoed.
-fn file_error(path: &Path, doing: &'static str, err: &io::Error) -> Error {
-    if path.to_str().is_some_and(|p| MaskKey::from_hex(p).is_ok()) {
-        return Error::key_as_path(doing);
-    }
-    Error::key_file(path, doing, err)
 }
 
 #[cfg(unix)]

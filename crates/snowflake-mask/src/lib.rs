@@ -84,6 +84,7 @@ mod key;
 mod key_file;
 mod keyring;
 mod masker;
+mod shown;
 
 pub use error::{Error, ErrorKind};
 pub use key::MaskKey;

@@ -7,6 +7,9 @@ use snowflake_mask::{ErrorKind, KeyFile, MaskKey, Masker};
 
 use crate::support::KEY_HEX;
 
+/// Another key, for files that must read.
+const OTHER: &str = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
+
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
@@ -238,18 +241,76 @@ fn a_key_file_others_may_read_or_change_gets_a_warning() {
     }
 }
 
-/// A key given where the path goes is not echoed back in the error.
-#[test]
-fn a_key_given_as_the_path_is_not_shown() {
-    for text in [
+/// The key pasted where its file's name goes, alone or nearly: each path
+/// holds 32 or more of its hexadecimal digits, so none is shown.
+fn near_keys() -> Vec<String> {
+    vec![
         KEY_HEX.to_string(),
         KEY_HEX.to_uppercase(),
         format!(" {KEY_HEX}\n"),
-    ] {
-        let err = KeyFile::read(&text).unwrap_err();
+        format!("0x{KEY_HEX}"),
+        format!("./{KEY_HEX}"),
+        format!("some/dir/{KEY_HEX}"),
+        format!("key={KEY_HEX}"),
+        KEY_HEX[..63].to_string(),
+        format!("{KEY_HEX}0"),
+        format!("{}g{}", &KEY_HEX[..40], &KEY_HEX[41..]),
+        KEY_HEX[..32].to_string(),
+        KEY_HEX
+            .as_bytes()
+            .chunks(8)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect::<Vec<_>>()
+            .join("-"),
+    ]
+}
+
+/// A key given where the path goes is not echoed back, in any error or
+/// warning about the file, or in its name or `Debug`; and each message
+/// still says what went wrong.
+#[test]
+fn a_path_that_may_hold_the_key_is_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let shown = |message: &str| {
+        assert!(pieces_of(KEY_HEX, message).is_empty(), "{message}");
+        assert!(
+            message.contains("(name not shown: it holds 32 or more hexadecimal digits"),
+            "{message}"
+        );
+    };
+    for (i, text) in near_keys().into_iter().enumerate() {
+        // Not there: named relative to a directory without it.
+        let missing = dir.path().join(text.trim());
+        let err = KeyFile::read(&missing).unwrap_err();
         let message = format!("{err} {err:?}");
-        assert!(pieces_of(KEY_HEX, &message).is_empty(), "{message}");
-        assert!(message.contains("it looks like a key itself"), "{message}");
+        shown(&message);
+        assert!(message.contains("there is no such file"), "{message}");
+        assert!(message.contains("never the key itself"), "{message}");
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
+        // A directory to put it in, that is not there.
+        let nowhere = dir.path().join("no").join(text.trim().replace('/', "_"));
+        let err = KeyFile::create_new(&nowhere).unwrap_err();
+        shown(&err.to_string());
+        assert!(err.to_string().contains("its directory does not exist"));
+        // There, but not a key, then open to others.
+        let place = dir.path().join(format!("{i}"));
+        fs::create_dir(&place).unwrap();
+        let named = place.join(text.trim().replace('/', "_"));
+        fs::write(&named, "c0ffee\n").unwrap();
+        let err = KeyFile::read(&named).unwrap_err();
+        shown(&err.to_string());
+        assert!(err.to_string().contains("holds 6 characters"));
+        fs::write(&named, format!("{OTHER}\n")).unwrap();
+        fs::set_permissions(&named, fs::Permissions::from_mode(0o644)).unwrap();
+        let file = KeyFile::read(&named).unwrap();
+        let warning = file.warning().unwrap();
+        shown(&warning);
+        assert!(warning.ends_with("(mode 644); anyone who reads it can unmask every ID masked with it; make it private: chmod 600 it"), "{warning}");
+        shown(&file.name());
+        shown(&format!("{file:?}"));
+        // Already there: never overwritten.
+        let err = KeyFile::create_new(&named).unwrap_err();
+        shown(&err.to_string());
+        assert!(err.to_string().contains("it exists already"));
     }
 }

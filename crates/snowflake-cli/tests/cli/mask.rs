@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use snowflake::{Id, Layout};
 use snowflake_mask::{MaskKey, Masker};
 
-use crate::support::{Scratch, path_arg, snowflake};
+use crate::support::{Scratch, http, path_arg, snowflake};
 
 /// A key the tests write to files, and look for in every output.
 const KEY_HEX: &str = "6c0f9d6b0c2b8f6a3f8e4d2a1b0c9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d";
@@ -448,4 +448,171 @@ fn the_key_is_in_no_output_of_any_error_path() {
             "{args:?} showed the key:\n{all}"
         );
     }
+}
+
+/// The key pasted where its file's name goes, as the hostile review tried
+/// it (the key itself, `0x<key>`, `./<key>`, `some/dir/<key>`,
+/// `key=<key>`, a character short, a character long) and more: each holds
+/// 32 or more of its hexadecimal digits.
+fn near_keys() -> Vec<String> {
+    vec![
+        KEY_HEX.to_string(),
+        format!("0x{KEY_HEX}"),
+        format!("./{KEY_HEX}"),
+        format!("some/dir/{KEY_HEX}"),
+        format!("key={KEY_HEX}"),
+        KEY_HEX[..63].to_string(),
+        format!("{KEY_HEX}0"),
+        KEY_HEX.to_uppercase(),
+        format!("{}-{}", &KEY_HEX[..32], &KEY_HEX[32..]),
+        format!("{}g{}", &KEY_HEX[..40], &KEY_HEX[41..]),
+        format!("{KEY_HEX}.key"),
+    ]
+}
+
+/// What a run in `dir` printed, with its exit status; `serve` is stopped
+/// by its refusal, before it listens.
+fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out = snowflake()
+        .current_dir(dir)
+        .args(args)
+        .envs(env.iter().copied())
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// A key file argument that may hold the key is never echoed, by any
+/// command that takes one (`mask`, `unmask`, `mask-key new`, `serve`, as
+/// an argument or from SNOWFLAKE_MASK_KEY_FILE), on stdout or stderr; and
+/// each message still says what went wrong.
+#[test]
+fn a_key_file_argument_that_may_hold_the_key_is_never_shown() {
+    const HIDDEN: &str = "(name not shown: it holds 32 or more hexadecimal digits";
+    // Nothing is in `dir`, so every path names nothing; new keys go to `made`.
+    let dir = Scratch::new();
+    let made = Scratch::new();
+    let check = |what: &str, out: &Run, code: i32, reason: &str| {
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert_eq!(out.code, code, "{what}: {all}");
+        assert!(
+            pieces_of(KEY_HEX, &all).is_empty(),
+            "{what} showed the key:\n{all}"
+        );
+        assert!(all.contains(HIDDEN), "{what}: {all}");
+        assert!(all.contains(reason), "{what}: {all}");
+    };
+    for near in near_keys() {
+        for command in [&["mask"][..], &["unmask", "--json"]] {
+            let mut args = command.to_vec();
+            args.extend(["--key-file", &near, TWEET]);
+            let out = run_in(dir.path(), &args, &[]);
+            check(&format!("{args:?}"), &out, 2, "there is no such file");
+            assert!(
+                out.stderr.contains("never the key itself"),
+                "{}",
+                out.stderr
+            );
+            let out = run_in(
+                dir.path(),
+                &[command, &[TWEET]].concat(),
+                &[("SNOWFLAKE_MASK_KEY_FILE", &near)],
+            );
+            check(
+                &format!("{command:?} from the environment"),
+                &out,
+                2,
+                "there is no such file",
+            );
+        }
+        let out = run_in(
+            dir.path(),
+            &["serve", "--listen", "127.0.0.1:0", "--mask-key-file", &near],
+            &[],
+        );
+        check(
+            &format!("serve --mask-key-file {near}"),
+            &out,
+            2,
+            "there is no such file",
+        );
+        let out = run_in(
+            dir.path(),
+            &["serve", "--listen", "127.0.0.1:0"],
+            &[("SNOWFLAKE_MASK_KEY_FILE", &near)],
+        );
+        check(
+            "serve from the environment",
+            &out,
+            2,
+            "there is no such file",
+        );
+        // A new key where there is no directory for it, then where there is
+        // (the file is made, and named no more than the errors name it),
+        // then again (never overwritten).
+        let nowhere = format!("no/such/{near}");
+        let out = run_in(made.path(), &["mask-key", "new", &nowhere], &[]);
+        check(
+            "mask-key new, no directory",
+            &out,
+            2,
+            "its directory does not exist",
+        );
+        let here = near.replace('/', "_");
+        let out = run_in(made.path(), &["mask-key", "new", &here], &[]);
+        check(
+            "mask-key new",
+            &out,
+            0,
+            "wrote a new 256-bit masking key to",
+        );
+        let new_key = fs::read_to_string(made.join(&here)).unwrap();
+        assert!(
+            pieces_of(new_key.trim(), &out.stdout).is_empty(),
+            "{}",
+            out.stdout
+        );
+        let out = run_in(made.path(), &["mask-key", "new", &here], &[]);
+        check("mask-key new again", &out, 2, "it exists already");
+    }
+}
+
+/// A key file that is there, named by a path that may hold the key, and
+/// open to others: `mask` warns and `serve` logs the warning, without the
+/// path; a file there that is no key says so, without it too.
+#[test]
+fn warnings_and_bad_files_named_by_the_key_do_not_show_it() {
+    let keys = Keys::new();
+    let open = keys.file(&format!("0x{KEY_HEX}"), OTHER_HEX);
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o644)).unwrap();
+    let bad = keys.file(&format!("key={KEY_HEX}"), "c0ffee");
+    let warned = "can be read or changed by users other than its owner (mode 644); anyone who \
+                  reads it can unmask every ID masked with it; make it private: chmod 600 it";
+    let warning = run(&["mask", "--key-file", path_arg(&open), TWEET], None);
+    assert_eq!(warning.code, 0, "{}", warning.stderr);
+    assert!(warning.stderr.contains(warned), "{}", warning.stderr);
+    let refusal = run(&["unmask", "--key-file", path_arg(&bad), TWEET], None);
+    assert_eq!(refusal.code, 2, "{}", refusal.stderr);
+    assert!(
+        refusal.stderr.contains("holds 6 characters"),
+        "{}",
+        refusal.stderr
+    );
+    let mut command = crate::support::Served::command();
+    command.args(["--mask-key-file", path_arg(&open)]);
+    let served = crate::support::Served::start(command);
+    // Answering, so that SIGTERM finds its handler in place.
+    assert_eq!(http(&served.addr, "GET", "/healthz", "").unwrap().0, 200);
+    let logs = served.terminate();
+    assert!(logs.contains(warned), "{logs}");
+    for text in [warning.stderr, refusal.stderr, logs] {
+        assert!(pieces_of(KEY_HEX, &text).is_empty(), "{text}");
+        assert!(text.contains("key file (name not shown"), "{text}");
+    }
+    assert!(pieces_of(KEY_HEX, &warning.stdout).is_empty());
 }
