@@ -6,7 +6,8 @@
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, Parser, Subcommand};
 use snowflake::{Error, Layout, TextForm};
 
 use snowflake_server::input::{parse_time, resolve_layout};
@@ -254,6 +255,35 @@ impl NodeArgs {
             &self.fields,
         )
     }
+
+    /// The same pairs, each with where it came from: the flag
+    /// (`--machine`) or the variable (`SNOWFLAKE_MACHINE`) that gave it, as
+    /// `matches` (those of the command these arguments are part of) say.
+    pub fn given<'a>(&'a self, matches: &ArgMatches) -> Vec<(&'a str, &'a str, String)> {
+        // The names come from the flags' own definitions above.
+        let flags = NodeArgs::augment_args(clap::Command::new("node"));
+        let from = |id: &str| {
+            let arg = flags.get_arguments().find(|arg| arg.get_id() == id);
+            let env = arg.and_then(|arg| arg.get_env());
+            let long = arg.and_then(|arg| arg.get_long()).unwrap_or(id);
+            match (matches.value_source(id), env) {
+                (Some(ValueSource::EnvVariable), Some(env)) => env.to_string_lossy().into_owned(),
+                _ => format!("--{long}"),
+            }
+        };
+        let mut given = Vec::new();
+        if let Some(v) = self.datacenter.as_deref() {
+            given.push(("datacenter", v, from("datacenter")));
+        }
+        if let Some(v) = self.machine.as_deref() {
+            given.push(("machine", v, from("machine")));
+        }
+        let fields = from("fields");
+        for (name, text) in field_pairs(None, None, None, &self.fields) {
+            given.push((name, text, fields.clone()));
+        }
+        given
+    }
 }
 
 /// Every (name, text) pair, shorthands first, in the order given.
@@ -495,6 +525,11 @@ pub struct ServeArgs {
     pub listen: std::net::SocketAddr,
     #[command(flatten)]
     pub node: NodeArgs,
+    /// Refuse to start without a node of its own (node values, or cluster
+    /// mode) wherever it listens, not only beyond loopback: for replicas
+    /// that listen on loopback too (the container image sets it).
+    #[arg(long, env = "SNOWFLAKE_REQUIRE_NODE")]
+    pub require_node: bool,
     #[command(flatten)]
     pub layout: LayoutArgs,
     /// Keep a high-water mark here, so that a restart never repeats an ID.

@@ -4,8 +4,8 @@ use std::io;
 
 use snowflake::{Error, ErrorKind};
 
-/// Why a command failed: bad input (2), unsupported here (2), or the work
-/// itself (1).
+/// Why a command failed: bad input (2), unsupported here (2), refused (2),
+/// or the work itself (1).
 #[derive(Debug)]
 pub enum Failure {
     /// Bad input: exit status 2.
@@ -14,6 +14,9 @@ pub enum Failure {
     /// exit status 2, with how to get it.
     #[cfg_attr(feature = "cluster", allow(dead_code))]
     Unsupported(String),
+    /// Settings that would be unsafe together (a service others can reach
+    /// with no node of its own): exit status 2, with what to give instead.
+    Refused(String),
     /// The work itself failed (clock, store, I/O): exit status 1.
     Runtime(String),
     /// Whoever read stdout has gone (`| head`): a quiet, successful end.

@@ -13,6 +13,7 @@ mod decode;
 mod failure;
 mod generate;
 mod healthcheck;
+mod identity;
 mod layouts;
 mod manual;
 mod mask;
@@ -24,7 +25,7 @@ mod sql;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use snowflake::{Clock, SystemClock};
 
 use args::{Cli, ClusterCommand, Command, MaskKeyCommand};
@@ -33,17 +34,24 @@ use output::{emit, json_line, report};
 use snowflake_server::input::{self, parse_fields};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => return clap_exit(err),
+    // The matches are kept beside what they parse into: `serve` says where
+    // each of its node values came from (a flag or the environment).
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Ok((Cli::from_arg_matches(&matches)?, matches)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
+        Err(err) => return clap_exit(err.format(&mut Cli::command())),
     };
-    match run(cli) {
+    match run(cli, &matches) {
         Ok(()) | Err(Failure::PipeClosed) => ExitCode::SUCCESS,
         Err(Failure::Usage(err)) => {
             report(&format!("error: {err}"));
             ExitCode::from(2)
         }
-        Err(Failure::Unsupported(message)) | Err(Failure::BadInput(message)) => {
+        Err(Failure::Unsupported(message))
+        | Err(Failure::BadInput(message))
+        | Err(Failure::Refused(message)) => {
             report(&format!("error: {message}"));
             ExitCode::from(2)
         }
@@ -76,7 +84,7 @@ fn clap_exit(err: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn run(cli: Cli) -> Result<(), Failure> {
+fn run(cli: Cli, matches: &ArgMatches) -> Result<(), Failure> {
     match cli.command {
         Command::Compose(args) => {
             let layout = args.layout.resolve()?;
@@ -111,7 +119,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Audit(args) => audit::run(&args, &SystemClock),
         Command::Healthcheck(args) => healthcheck::run(&args),
         Command::Generate(args) => generate::run(&args),
-        Command::Serve(args) => serve::run(&args),
+        Command::Serve(args) => {
+            let serve = matches.subcommand_matches("serve").unwrap_or(matches);
+            serve::run(&args, &args.node.given(serve))
+        }
         Command::Cluster(ClusterCommand::Status(args)) => emit(&cluster::status(&args)?),
         Command::Sql(args) => emit(&sql::script(&args.layout.resolve()?, &args.request())?),
         Command::Mask(args) => mask::mask(&args),

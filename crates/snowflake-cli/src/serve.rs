@@ -12,14 +12,28 @@ use snowflake_server::{Config, IdSource, Standalone};
 
 use crate::args::{LogFormat, ServeArgs};
 use crate::failure::Failure;
+use crate::identity::Identity;
 
-pub fn run(args: &ServeArgs) -> Result<(), Failure> {
+/// `given`: the node values as `NodeArgs::given` reads them, each with the
+/// flag or variable it came from.
+pub fn run(args: &ServeArgs, given: &[(&str, &str, String)]) -> Result<(), Failure> {
     let layout = args.layout.resolve()?;
-    let node: Vec<(String, u64)> = parse_fields(&layout, &args.node.pairs())?
-        .into_iter()
-        .map(|(name, value)| (name.to_string(), value))
+    let pairs: Vec<(&str, &str)> = given.iter().map(|(name, text, _)| (*name, *text)).collect();
+    let values = parse_fields(&layout, &pairs)?;
+    let node: Vec<(String, u64)> = values
+        .iter()
+        .map(|(name, value)| (name.to_string(), *value))
         .collect();
     let clustered = !args.etcd.etcd.is_empty();
+    let sourced: Vec<(&str, u64, String)> = values
+        .iter()
+        .zip(given)
+        .map(|((name, value), (_, _, from))| (*name, *value, from.clone()))
+        .collect();
+    let identity = Identity::new(&layout, &sourced, clustered);
+    // Before anything else is read or bound: a replica without a node of
+    // its own never starts (see identity.rs for where the line is).
+    identity.check(args.listen, args.require_node)?;
     if clustered {
         crate::cluster::available()?;
         if let Some(path) = &args.state_file {
@@ -67,6 +81,11 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         } else {
             standalone(args, layout, &node)?
         };
+        if identity.is_default() {
+            tracing::warn!("{}", identity.line());
+        } else {
+            tracing::info!("{}", identity.line());
+        }
         snowflake_server::serve(listener, source, config)
             .await
             .map_err(|err| Failure::Runtime(err.to_string()))

@@ -1,5 +1,6 @@
 //! `snowflake serve` as a real process on a real socket: answers, SIGTERM,
-//! request logs, bad settings, cluster mode without its feature.
+//! request logs, bad settings, cluster mode without its feature, the node
+//! it issues as and where it refuses to start without one.
 
 use std::time::Duration;
 
@@ -191,4 +192,215 @@ fn serve_hands_out_masked_ids_with_the_key_file() {
     let stderr = stderr_of(&["serve", "--mask-key-file", garbage.to_str().unwrap()], 2);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(!stderr.contains("secret sentence"), "{stderr}");
+}
+
+/// Arguments after `serve`, and variables set for it.
+type Args<'a> = &'a [&'a str];
+type Env<'a> = &'a [(&'a str, &'a str)];
+
+/// The decoded node of the first ID `served` hands out: (datacenter, machine).
+fn node_of(addr: &str) -> (Option<u64>, Option<u64>) {
+    let (status, body) = http(addr, "POST", "/api/v1/ids?count=1", "").unwrap();
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let id: snowflake::Id = v["ids"][0].as_str().unwrap().parse().unwrap();
+    let twitter = snowflake::Layout::twitter();
+    let d = twitter.decode(id).unwrap();
+    (d.field("datacenter"), d.field("machine"))
+}
+
+/// At start-up the service says which node it issues as, field by field,
+/// and where each value came from: a flag, a variable, or the default. The
+/// README's first command (`serve`, on loopback, no flags) still serves, as
+/// node 0, with a warning that says so.
+#[test]
+fn serve_says_which_node_it_issues_as_and_where_that_came_from() {
+    let cases: [(Args, Env, (u64, u64), &str); 5] = [
+        (
+            &["--machine", "7"],
+            &[("SNOWFLAKE_DATACENTER", "3")],
+            (3, 7),
+            "issuing as datacenter 3 (from SNOWFLAKE_DATACENTER), machine 7 (from --machine)",
+        ),
+        (
+            &["-f", "machine=2"],
+            &[],
+            (0, 2),
+            "issuing as datacenter 0 (by default), machine 2 (from --field)",
+        ),
+        (
+            &[],
+            &[("SNOWFLAKE_FIELDS", "datacenter=4,machine=5")],
+            (4, 5),
+            "issuing as datacenter 4 (from SNOWFLAKE_FIELDS), machine 5 (from SNOWFLAKE_FIELDS)",
+        ),
+        (
+            &["--datacenter", "1"],
+            &[("SNOWFLAKE_DATACENTER", "9")],
+            (1, 0),
+            "issuing as datacenter 1 (from --datacenter), machine 0 (by default)",
+        ),
+        (
+            &[],
+            &[],
+            (0, 0),
+            "issuing as datacenter 0 (by default), machine 0 (by default): no node was given",
+        ),
+    ];
+    for (args, env, (datacenter, machine), line) in cases {
+        let mut command = Served::command();
+        command
+            .args(args)
+            .envs(env.iter().copied())
+            .env("NO_COLOR", "1");
+        let served = Served::start(command);
+        assert_eq!(
+            node_of(&served.addr),
+            (Some(datacenter), Some(machine)),
+            "{args:?} {env:?}"
+        );
+        let logs = served.terminate();
+        let said = logs
+            .lines()
+            .find(|l| l.contains("issuing "))
+            .unwrap_or_else(|| panic!("{args:?} {env:?}: no line says the node:\n{logs}"));
+        assert!(said.contains(line), "{args:?} {env:?}:\n{logs}");
+        // A warning when the node is only the default, else information.
+        let defaulted = args.is_empty() && env.is_empty();
+        assert_eq!(said.contains("WARN"), defaulted, "{said}");
+        assert_eq!(said.contains("INFO"), !defaulted, "{said}");
+        // Said before the service listens, so that it is in any log that
+        // shows the service ever ran.
+        assert!(
+            logs.find("issuing ").unwrap() < logs.find("listening on").unwrap(),
+            "{logs}"
+        );
+    }
+}
+
+/// A service that others can reach (any address but loopback), or one
+/// told to require a node (as the container image does) will not start
+/// without one: status 2 before it listens, one line saying how to give
+/// one. A node value given, even 0, or cluster mode is a node.
+#[test]
+fn a_replica_without_a_node_refuses_to_start() {
+    let twitter_how = "give it a node of its own with --datacenter N --machine N (or \
+                       SNOWFLAKE_DATACENTER=N SNOWFLAKE_MACHINE=N in the environment";
+    let cases: [(Args, Env, &[&str]); 5] = [
+        (
+            &["--listen", "0.0.0.0:0"],
+            &[],
+            &[
+                "serve listens on 0.0.0.0:0, where other machines can reach it, but was given no \
+                 node: it would issue as datacenter 0, machine 0",
+                twitter_how,
+                "--etcd URL (SNOWFLAKE_ETCD)",
+            ],
+        ),
+        (
+            &[],
+            &[("SNOWFLAKE_LISTEN", "[::]:0")],
+            &["serve listens on [::]:0", twitter_how],
+        ),
+        (
+            &[],
+            &[("SNOWFLAKE_REQUIRE_NODE", "true")],
+            &[
+                "serve was given no node, and --require-node (SNOWFLAKE_REQUIRE_NODE, which the \
+                 container image sets) asks for one",
+                twitter_how,
+            ],
+        ),
+        (
+            &["--require-node", "--layout", "discord"],
+            &[],
+            &["-f worker=N -f process=N (or SNOWFLAKE_FIELDS=worker=N,process=N"],
+        ),
+        (
+            &["--listen", "0.0.0.0:0", "--layout", "time:41,sequence:22"],
+            &[],
+            &["its layout has no node field", "cluster mode (--etcd URL"],
+        ),
+    ];
+    for (args, env, said) in cases {
+        let stderr = snowflake()
+            .arg("serve")
+            .args(args)
+            .envs(env.iter().copied())
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr_text();
+        assert_eq!(stderr.lines().count(), 1, "{args:?} {env:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        for words in said {
+            assert!(stderr.contains(words), "{args:?} {env:?}: {stderr}");
+        }
+    }
+    // Given a node, even 0, each starts: beyond loopback, and required.
+    for (args, env) in [
+        (&["--listen", "0.0.0.0:0", "--machine", "0"][..], &[][..]),
+        (
+            &[][..],
+            &[
+                ("SNOWFLAKE_REQUIRE_NODE", "true"),
+                ("SNOWFLAKE_MACHINE", "0"),
+            ][..],
+        ),
+        (&["--require-node", "-f", "datacenter=0"][..], &[][..]),
+    ] {
+        let mut command = Served::command();
+        command.args(args).envs(env.iter().copied());
+        let served = Served::start(command);
+        let port = served.addr.rsplit(':').next().unwrap().to_string();
+        assert_eq!(
+            node_of(&format!("127.0.0.1:{port}")),
+            (Some(0), Some(0)),
+            "{args:?} {env:?}"
+        );
+        served.terminate();
+    }
+}
+
+/// In cluster mode the node comes from a slot leased on etcd, so a
+/// service beyond loopback with no node values starts, and says so; the
+/// etcd here is one nobody runs, since only the start-up line is read.
+#[cfg(feature = "cluster")]
+#[test]
+fn a_cluster_node_issues_from_its_slot() {
+    let etcd = format!("http://127.0.0.1:{}", crate::support::free_port());
+    let mut command = Served::command();
+    command
+        .args([
+            "--listen",
+            "0.0.0.0:0",
+            "--datacenter",
+            "2",
+            "--etcd",
+            &etcd,
+        ])
+        .env("SNOWFLAKE_REQUIRE_NODE", "true")
+        .env("NO_COLOR", "1");
+    let served = Served::start(command);
+    // Alive (not ready: it holds no slot), so SIGTERM finds its handler.
+    assert_eq!(
+        http(
+            &served.addr.replace("0.0.0.0", "127.0.0.1"),
+            "GET",
+            "/healthz",
+            ""
+        )
+        .unwrap()
+        .0,
+        200
+    );
+    let logs = served.terminate();
+    assert!(
+        logs.contains(
+            "issuing from a slot leased on etcd: datacenter 2 (from --datacenter), machine from \
+             the slot"
+        ),
+        "{logs}"
+    );
 }
