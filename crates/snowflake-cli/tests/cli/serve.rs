@@ -304,7 +304,10 @@ fn a_replica_without_a_node_refuses_to_start() {
         ),
         (
             &[],
-            &[("SNOWFLAKE_REQUIRE_NODE", "true")],
+            &[
+                ("SNOWFLAKE_REQUIRE_NODE", "true"),
+                ("SNOWFLAKE_LISTEN", "127.0.0.1:0"),
+            ],
             &[
                 "serve was given no node, and --require-node (SNOWFLAKE_REQUIRE_NODE, which the \
                  container image sets) asks for one",
@@ -312,7 +315,13 @@ fn a_replica_without_a_node_refuses_to_start() {
             ],
         ),
         (
-            &["--require-node", "--layout", "discord"],
+            &[
+                "--require-node",
+                "--listen",
+                "[::1]:0",
+                "--layout",
+                "discord",
+            ],
             &[],
             &["-f worker=N -f process=N (or SNOWFLAKE_FIELDS=worker=N,process=N"],
         ),
@@ -339,6 +348,8 @@ fn a_replica_without_a_node_refuses_to_start() {
         }
     }
     // Given a node, even 0, each starts: beyond loopback, and required.
+    // (Each case above binds port 0 too, so that a broken refusal takes no
+    // port another process may want.)
     for (args, env) in [
         (&["--listen", "0.0.0.0:0", "--machine", "0"][..], &[][..]),
         (
