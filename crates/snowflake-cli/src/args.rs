@@ -256,12 +256,16 @@ impl NodeArgs {
         )
     }
 
+    /// The flags' own definitions above, for the names messages give them.
+    fn definitions() -> clap::Command {
+        NodeArgs::augment_args(clap::Command::new("node"))
+    }
+
     /// The same pairs, each with where it came from: the flag
     /// (`--machine`) or the variable (`SNOWFLAKE_MACHINE`) that gave it, as
     /// `matches` (those of the command these arguments are part of) say.
     pub fn given<'a>(&'a self, matches: &ArgMatches) -> Vec<(&'a str, &'a str, String)> {
-        // The names come from the flags' own definitions above.
-        let flags = NodeArgs::augment_args(clap::Command::new("node"));
+        let flags = NodeArgs::definitions();
         let from = |id: &str| {
             let arg = flags.get_arguments().find(|arg| arg.get_id() == id);
             let env = arg.and_then(|arg| arg.get_env());
@@ -283,6 +287,37 @@ impl NodeArgs {
             given.push((name, text, fields.clone()));
         }
         given
+    }
+
+    /// How to give each of the node fields `names`, as flags and as
+    /// variables: a field's own flag where it has one (`--machine N`,
+    /// `SNOWFLAKE_MACHINE=N`), `-f NAME=N` and `SNOWFLAKE_FIELDS` otherwise;
+    /// read from the flags' definitions, so that a new shorthand shows here.
+    pub fn how_to_give(names: &[&str]) -> (String, String) {
+        let flags = NodeArgs::definitions();
+        let env_of = |arg: &clap::Arg| {
+            arg.get_env()
+                .map_or_else(String::new, |env| env.to_string_lossy().into_owned())
+        };
+        let (mut given, mut env, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+        for name in names {
+            match flags.get_arguments().find(|arg| arg.get_id() == *name) {
+                Some(arg) => {
+                    given.push(format!("--{} N", arg.get_long().unwrap_or(name)));
+                    env.push(format!("{}=N", env_of(arg)));
+                }
+                None => {
+                    given.push(format!("-f {name}=N"));
+                    fields.push(format!("{name}=N"));
+                }
+            }
+        }
+        if let Some(arg) = flags.get_arguments().find(|arg| arg.get_id() == "fields")
+            && !fields.is_empty()
+        {
+            env.push(format!("{}={}", env_of(arg), fields.join(",")));
+        }
+        (given.join(" "), env.join(" "))
     }
 }
 

@@ -25,6 +25,7 @@ use std::net::SocketAddr;
 
 use snowflake::Layout;
 
+use crate::args::NodeArgs;
 use crate::failure::Failure;
 
 /// The node a service issues as.
@@ -94,7 +95,7 @@ impl Identity {
                  field"
             )));
         }
-        let (flags, env) = how_to_give(&names);
+        let (flags, env) = NodeArgs::how_to_give(&names);
         Err(Failure::Refused(format!(
             "{why}: it would issue as {zeros}, as would every replica started the same way, and \
              they would hand out the same IDs; give it a node of its own with {flags} (or \
@@ -137,30 +138,6 @@ impl Identity {
             format!("issuing as {fields}")
         }
     }
-}
-
-/// How to give each of the layout's node fields, as flags and as
-/// variables: the shorthands where there are some, `-f` otherwise.
-fn how_to_give(names: &[&str]) -> (String, String) {
-    let mut flags = Vec::new();
-    let mut env = Vec::new();
-    let mut fields = Vec::new();
-    for name in names {
-        match *name {
-            "datacenter" | "machine" => {
-                flags.push(format!("--{name} N"));
-                env.push(format!("SNOWFLAKE_{}=N", name.to_uppercase()));
-            }
-            other => {
-                flags.push(format!("-f {other}=N"));
-                fields.push(format!("{other}=N"));
-            }
-        }
-    }
-    if !fields.is_empty() {
-        env.push(format!("SNOWFLAKE_FIELDS={}", fields.join(",")));
-    }
-    (flags.join(" "), env.join(" "))
 }
 
 #[cfg(test)]
