@@ -6,7 +6,7 @@ use alloc::string::ToString;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Repr};
-use crate::generator::{Generator, Plan};
+use crate::generator::{Derived, Generator};
 use crate::layout::Layout;
 use crate::reserve::{Reserve, stored_unit};
 use crate::store::MarkStore;
@@ -156,7 +156,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         check_setting("max_lead_ms", self.lead_ms, Generator::MAX_LEAD_MS)?;
         check_setting("reserve_ms", self.reserve_ms, Generator::MAX_RESERVE_MS)?;
         let tick = layout.tick_ms();
-        let plan = Plan::new(&layout, seq, node_bits, self.tolerance_ms, self.lead_ms);
+        let derived = Derived::new(&layout, seq, node_bits, self.tolerance_ms, self.lead_ms);
         let mut initial = 0;
         let reserve = match self.store {
             None => None,
@@ -167,7 +167,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
                 // (less after a clean `close`), so a quick restart finds it
                 // ahead of the clock: wait that out, but no more.
                 let window_units = (self.reserve_ms / tick).max(1);
-                let allowance_ms = plan.tolerance_ms + window_units * tick;
+                let allowance_ms = derived.tolerance_ms + window_units * tick;
                 // The IDs of the mark's unit carry its start time.
                 let mark_ms = layout.timestamp_ms(mark_unit);
                 loop {
@@ -190,12 +190,12 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
                 store.confirm()?;
                 // Everything up to and including the mark's unit may have been
                 // issued before the restart: start as if it was all used.
-                initial = plan.state(mark_unit, plan.seq_max);
+                initial = derived.state(mark_unit, derived.seq_max);
                 Some(Reserve::new(store, &layout, mark_unit, window_units))
             }
         };
         Ok(Generator::from_parts(
-            layout, self.clock, plan, reserve, initial,
+            layout, self.clock, derived, reserve, initial,
         ))
     }
 }

@@ -43,7 +43,7 @@ pub struct Generator<C: Clock = SystemClock> {
     /// The last issued ID without its node bits. The only state IDs depend on.
     state: AtomicU64,
     clock: C,
-    plan: Plan,
+    derived: Derived,
     reserve: Option<Reserve>,
     counters: Counters,
     layout: Layout,
@@ -58,7 +58,7 @@ struct Reading {
 
 /// Constants derived once from the layout, so the hot path does no lookups.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Plan {
+pub(crate) struct Derived {
     pub(crate) epoch_ms: i64,
     pub(crate) tick_ms: u64,
     pub(crate) max_units: u64,
@@ -77,8 +77,8 @@ pub(crate) struct Plan {
     pub(crate) lead_ms: u64,
 }
 
-impl Plan {
-    /// The plan of a generator of `layout` whose sequence field is `seq`,
+impl Derived {
+    /// The constants of a generator of `layout` whose sequence field is `seq`,
     /// with its node fields' bits and its checked settings.
     pub(crate) fn new(
         layout: &Layout,
@@ -87,7 +87,7 @@ impl Plan {
         tolerance_ms: u64,
         lead_ms: u64,
     ) -> Self {
-        Plan {
+        Derived {
             epoch_ms: layout.epoch_ms(),
             tick_ms: layout.tick_ms(),
             max_units: layout.max_time_units(),
@@ -233,22 +233,23 @@ impl Generator {
 
 impl<C: Clock> Generator<C> {
     /// Puts together a generator whose settings the builder has checked;
-    /// `initial` is the state (see [`Plan::state`]) counted as already issued.
+    /// `initial` is the state (see [`Derived::state`]) counted as already issued.
     pub(crate) fn from_parts(
         layout: Layout,
         clock: C,
-        plan: Plan,
+        derived: Derived,
         reserve: Option<Reserve>,
         initial: u64,
     ) -> Self {
         let counters = Counters::default();
-        counters
-            .retired
-            .store((plan.seq_of(initial) + 1).wrapping_neg(), Ordering::Relaxed);
+        counters.retired.store(
+            (derived.seq_of(initial) + 1).wrapping_neg(),
+            Ordering::Relaxed,
+        );
         Generator {
             state: AtomicU64::new(initial),
             clock,
-            plan,
+            derived,
             reserve,
             counters,
             layout,
@@ -272,7 +273,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, Error> {
-        let p = &self.plan;
+        let d = &self.derived;
         // The common case, decided in a few instructions: the clock is
         // still in the time unit of the last ID and that unit has a sequence
         // number left. The unit was checked against the epoch, the end of
@@ -281,25 +282,25 @@ impl<C: Clock> Generator<C> {
         // `advance`. As there, the state is read before the clock.
         let current = self.state.load(Ordering::Acquire);
         let now_ms = self.clock.now_ms();
-        let unit_start_ms = (self.start_ms(p.unit_of(current)) as i64).wrapping_add(p.epoch_ms);
+        let unit_start_ms = (self.start_ms(d.unit_of(current)) as i64).wrapping_add(d.epoch_ms);
         let in_unit = now_ms
             .checked_sub(unit_start_ms)
-            .is_some_and(|into| (into as u64) < p.tick_ms);
+            .is_some_and(|into| (into as u64) < d.tick_ms);
         // The sequence had a number left unless adding one carried out of
         // its field and left it all zeros. Wrapping: on a layout whose time
         // field is full that carry would overflow, and the sum is not used.
-        let next = current.wrapping_add(p.seq_one);
+        let next = current.wrapping_add(d.seq_one);
         if in_unit
-            && next & p.seq_mask != 0
+            && next & d.seq_mask != 0
             && self
                 .state
                 .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
         {
-            return Ok(Id::new(next | p.node_bits));
+            return Ok(Id::new(next | d.node_bits));
         }
         let (first, _) = self.advance(1)?;
-        Ok(Id::new(first | p.node_bits))
+        Ok(Id::new(first | d.node_bits))
     }
 
     /// Reserves up to `n` consecutive sequence numbers of one time unit with
@@ -325,9 +326,9 @@ impl<C: Clock> Generator<C> {
         }
         let (first, count) = self.advance(n)?;
         Ok(IdBatch::new(
-            first | self.plan.node_bits,
+            first | self.derived.node_bits,
             count,
-            self.plan.seq_one,
+            self.derived.seq_one,
         ))
     }
 
@@ -351,7 +352,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     pub fn close(self) -> Result<(), Error> {
         if let Some(reserve) = &self.reserve {
-            let last = self.plan.unit_of(self.state.load(Ordering::Acquire));
+            let last = self.derived.unit_of(self.state.load(Ordering::Acquire));
             reserve.release(last)?;
         }
         Ok(())
@@ -371,7 +372,7 @@ impl<C: Clock> Generator<C> {
     /// behind the last issued time beyond the tolerance, and the time field
     /// has not run out.
     pub fn ready(&self) -> Result<(), Error> {
-        let last = self.plan.unit_of(self.state.load(Ordering::Acquire));
+        let last = self.derived.unit_of(self.state.load(Ordering::Acquire));
         let now = self.read(self.clock.now_ms())?;
         match self.behind(now, last) {
             Some((_, Some(err))) => Err(err),
@@ -383,20 +384,20 @@ impl<C: Clock> Generator<C> {
     pub fn stats(&self) -> GeneratorStats {
         let c = &self.counters;
         let state = self.state.load(Ordering::Relaxed);
-        let last = self.plan.unit_of(state);
+        let last = self.derived.unit_of(state);
         let last_ms = self.start_ms(last);
         let now_ms = self.read(self.clock.now_ms()).map_or(last_ms, |now| now.ms);
         GeneratorStats {
             issued: c
                 .retired
                 .load(Ordering::Relaxed)
-                .wrapping_add(self.plan.seq_of(state) + 1),
+                .wrapping_add(self.derived.seq_of(state) + 1),
             exhaustion_waits: c.exhaustion_waits.load(Ordering::Relaxed),
             clock_backwards: c.clock_backwards.load(Ordering::Relaxed),
             clock_backwards_max_ms: c.clock_backwards_max_ms.load(Ordering::Relaxed),
             // Only the lead the policy allows; a clock that stepped back is
             // counted in `clock_backwards`, not here.
-            lead_ms: last_ms.saturating_sub(now_ms).min(self.plan.lead_ms),
+            lead_ms: last_ms.saturating_sub(now_ms).min(self.derived.lead_ms),
             lead_issues: c.lead_issues.load(Ordering::Relaxed),
             mark_writes: self.reserve.as_ref().map_or(0, Reserve::writes),
             mark_ms: self.reserve.as_ref().map(Reserve::mark_ms),
@@ -408,26 +409,26 @@ impl<C: Clock> Generator<C> {
     /// construction that the end of its last unit fits in i64 milliseconds.
     #[inline]
     fn start_ms(&self, unit: u64) -> u64 {
-        unit * self.plan.tick_ms
+        unit * self.derived.tick_ms
     }
 
     /// A clock reading as milliseconds since the epoch and the unit they fall in.
     #[inline]
     fn read(&self, now_ms: i64) -> Result<Reading, Error> {
-        let p = &self.plan;
-        if now_ms < p.epoch_ms {
+        let d = &self.derived;
+        if now_ms < d.epoch_ms {
             return Err(Error::new(Repr::BeforeEpoch {
                 timestamp: now_ms,
-                epoch: p.epoch_ms,
+                epoch: d.epoch_ms,
             }));
         }
-        let since = now_ms.abs_diff(p.epoch_ms);
-        let units = if p.tick_ms == 1 {
+        let since = now_ms.abs_diff(d.epoch_ms);
+        let units = if d.tick_ms == 1 {
             since
         } else {
-            since / p.tick_ms
+            since / d.tick_ms
         };
-        if units > p.max_units {
+        if units > d.max_units {
             return Err(Error::new(Repr::TimeExhausted {
                 last: self.layout.last_timestamp_ms(),
             }));
@@ -443,16 +444,16 @@ impl<C: Clock> Generator<C> {
     /// than the lead and the tolerance together. Measured in milliseconds,
     /// not units, so that the bounds hold whatever the tick.
     fn behind(&self, now: Reading, last: u64) -> Option<(u64, Option<Error>)> {
-        let p = &self.plan;
+        let d = &self.derived;
         let last_ms = self.start_ms(last);
-        if last_ms <= now.ms + p.lead_ms {
+        if last_ms <= now.ms + d.lead_ms {
             return None;
         }
         let behind_ms = last_ms - now.ms;
-        let err = (behind_ms > p.tolerance_ms + p.lead_ms).then(|| {
+        let err = (behind_ms > d.tolerance_ms + d.lead_ms).then(|| {
             Error::new(Repr::ClockBackwards {
                 by_ms: behind_ms,
-                tolerance_ms: p.tolerance_ms,
+                tolerance_ms: d.tolerance_ms,
             })
         });
         Some((behind_ms, err))
@@ -480,7 +481,7 @@ impl<C: Clock> Generator<C> {
     /// happens outside the CAS.
     #[inline]
     fn advance(&self, want: u64) -> Result<(u64, u64), Error> {
-        let p = &self.plan;
+        let d = &self.derived;
         let mut waited = false;
         let mut counted = false;
         loop {
@@ -490,25 +491,25 @@ impl<C: Clock> Generator<C> {
             // backwards past the tolerance.
             let current = self.state.load(Ordering::Acquire);
             let now = self.read(self.clock.now_ms())?;
-            let last = p.unit_of(current);
-            let seq = p.seq_of(current);
+            let last = d.unit_of(current);
+            let seq = d.seq_of(current);
             // `new_unit`: whether the claim opens a time unit, known from the
             // branch taken rather than recomputed from `first` on every call.
             let (first, count, new_unit) = if now.unit > last {
-                (p.state(now.unit, 0), want.min(p.seq_max + 1), true)
+                (d.state(now.unit, 0), want.min(d.seq_max + 1), true)
             } else {
                 if last > now.unit {
                     self.check_behind(now, last, &mut counted)?;
                 }
-                if seq < p.seq_max {
-                    (current + p.seq_one, want.min(p.seq_max - seq), false)
-                } else if last < p.max_units && self.start_ms(last + 1) <= now.ms + p.lead_ms {
+                if seq < d.seq_max {
+                    (current + d.seq_one, want.min(d.seq_max - seq), false)
+                } else if last < d.max_units && self.start_ms(last + 1) <= now.ms + d.lead_ms {
                     // The next unit's IDs carry its start time: borrow it
                     // only if that is within the lead of the clock.
                     self.counters.lead_issues.fetch_add(1, Ordering::Relaxed);
-                    (p.state(last + 1, 0), want.min(p.seq_max + 1), true)
+                    (d.state(last + 1, 0), want.min(d.seq_max + 1), true)
                 } else {
-                    if last >= p.max_units {
+                    if last >= d.max_units {
                         return Err(Error::new(Repr::TimeExhausted {
                             last: self.layout.last_timestamp_ms(),
                         }));
@@ -528,11 +529,11 @@ impl<C: Clock> Generator<C> {
             // sequence used up, so it is never issued in again): only a new
             // unit needs the store.
             if new_unit && let Some(reserve) = &self.reserve {
-                reserve.ensure(p.unit_of(first))?;
+                reserve.ensure(d.unit_of(first))?;
             }
             // The claim stays inside the sequence field: `count` is at most
             // what is left of it.
-            let claimed = first + ((count - 1) << p.seq_shift);
+            let claimed = first + ((count - 1) << d.seq_shift);
             if self
                 .state
                 .compare_exchange_weak(current, claimed, Ordering::AcqRel, Ordering::Relaxed)
@@ -551,7 +552,7 @@ impl<C: Clock> core::fmt::Debug for Generator<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Generator")
             .field("layout", &self.layout.name())
-            .field("node_bits", &self.plan.node_bits)
+            .field("node_bits", &self.derived.node_bits)
             .field("stats", &self.stats())
             .finish_non_exhaustive()
     }
