@@ -4,7 +4,8 @@
 use std::io::{self, IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use snowflake::{FileMarkStore, Generator, SystemClock, TextForm};
+use snowflake::{Generator, SystemClock, TextForm};
+use snowflake_store::FileMarkStore;
 
 use crate::args::GenerateArgs;
 use crate::failure::Failure;

@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Clock, Error, FileMarkStore, Generator, Layout, SystemClock};
+use snowflake::{Clock, Error, Generator, Layout, SystemClock};
 use snowflake_server::input::parse_fields;
 use snowflake_server::{Config, IdSource, Standalone};
+use snowflake_store::FileMarkStore;
 
 use crate::args::{LogFormat, ServeArgs};
 use crate::failure::Failure;

@@ -46,7 +46,7 @@ pub enum ErrorKind {
     /// The high-water mark store failed, or its mark is ahead of the clock.
     Store,
     /// The high-water mark store is in use by another generator, in this
-    /// process or another: one state file serves one generator at a time.
+    /// process or another: one store serves one generator at a time.
     StoreInUse,
 }
 
@@ -144,18 +144,10 @@ pub(crate) enum Repr {
         /// Retrying cannot help: the store stopped for good.
         lasting: bool,
     },
+    /// Another generator uses the store; the store says which and how it
+    /// knows, in `message`.
     StoreInUse {
-        path: String,
-        lock: String,
-        pid: Option<u32>,
-    },
-    /// Another process wrote the state file or took its lock file: at start,
-    /// while the mark was waited out; later, since the last write.
-    StoreTaken {
-        path: String,
-        lock: String,
-        what: String,
-        at_start: bool,
+        message: String,
     },
 }
 
@@ -177,12 +169,7 @@ impl Error {
             Repr::ClockBackwards { .. } => ErrorKind::ClockBackwards,
             Repr::TimeExhausted { .. } => ErrorKind::TimeExhausted,
             Repr::MarkAhead { .. } | Repr::Store { .. } => ErrorKind::Store,
-            Repr::StoreInUse { .. } | Repr::StoreTaken { at_start: true, .. } => {
-                ErrorKind::StoreInUse
-            }
-            Repr::StoreTaken {
-                at_start: false, ..
-            } => ErrorKind::Store,
+            Repr::StoreInUse { .. } => ErrorKind::StoreInUse,
             _ => ErrorKind::InvalidInput,
         }
     }
@@ -216,8 +203,7 @@ impl Error {
             | Repr::TimeExhausted { .. }
             | Repr::MarkAhead { .. }
             | Repr::Store { .. }
-            | Repr::StoreInUse { .. }
-            | Repr::StoreTaken { .. } => None,
+            | Repr::StoreInUse { .. } => None,
         }
     }
 
@@ -300,6 +286,25 @@ impl Error {
         Error::new(Repr::Store {
             message: message.into(),
             lasting: true,
+        })
+    }
+
+    /// The error for a [`MarkStore`](crate::MarkStore) that another
+    /// generator uses, in this process or another, so that this one must
+    /// not start: `message` says which and how the store knows. Its kind is
+    /// [`ErrorKind::StoreInUse`], and [`Error::needs_operator`] says so.
+    ///
+    /// ```
+    /// use snowflake::{Error, ErrorKind};
+    ///
+    /// let err = Error::store_in_use("marks/1 is held by process 812");
+    /// assert_eq!(err.kind(), ErrorKind::StoreInUse);
+    /// assert_eq!(err.to_string(), "high-water mark store: marks/1 is held by process 812");
+    /// assert!(err.needs_operator());
+    /// ```
+    pub fn store_in_use(message: impl Into<String>) -> Self {
+        Error::new(Repr::StoreInUse {
+            message: message.into(),
         })
     }
 
@@ -488,40 +493,7 @@ impl fmt::Display for Error {
                 UnixMillis(*mark_ms)
             ),
             Repr::Store { message, .. } => write!(f, "high-water mark store: {message}"),
-            Repr::StoreInUse { path, lock, pid } => {
-                write!(f, "high-water mark store: {path} is in use by ")?;
-                match pid {
-                    Some(pid) => write!(f, "process {pid}")?,
-                    None => f.write_str("another process, whose ID it has not recorded yet")?,
-                }
-                write!(
-                    f,
-                    ", which holds the lock on {lock}; one state file serves one generator at a time"
-                )
-            }
-            Repr::StoreTaken {
-                path,
-                lock,
-                what,
-                at_start: true,
-            } => write!(
-                f,
-                "high-water mark store: {path} is in use by another process: {what} while this one \
-                 waited for its mark to pass; refusing to start (one state file serves one \
-                 generator at a time, and {lock} must never be removed while one runs)"
-            ),
-            Repr::StoreTaken {
-                path,
-                lock,
-                what,
-                at_start: false,
-            } => write!(
-                f,
-                "high-water mark store: {path} may be in use by another process: {what}; to keep \
-                 IDs unique this generator writes no more marks there and issues no ID past the \
-                 last one written. Restart it once one process uses the file, and never remove \
-                 {lock} while one runs"
-            ),
+            Repr::StoreInUse { message } => write!(f, "high-water mark store: {message}"),
         }
     }
 }

@@ -337,17 +337,29 @@ impl<C: Clock> Generator<C> {
     /// reserved window. Consumes the generator: nothing can be issued after it.
     ///
     /// ```
-    /// use snowflake::{FileMarkStore, Generator, Layout};
+    /// use std::sync::{Arc, Mutex};
+    /// use snowflake::{Error, Generator, Layout, ManualClock, MarkStore};
     ///
-    /// let path = std::env::temp_dir().join(format!("snowflake-close-{}", std::process::id()));
-    /// let generator = Generator::builder(Layout::twitter()).store(FileMarkStore::new(&path)).build()?;
+    /// #[derive(Default)]
+    /// struct InMemory(Mutex<Option<i64>>);
+    /// impl MarkStore for InMemory {
+    ///     fn load(&self) -> Result<Option<i64>, Error> { Ok(*self.0.lock().unwrap()) }
+    ///     fn save(&self, mark_ms: i64) -> Result<(), Error> {
+    ///         *self.0.lock().unwrap() = Some(mark_ms);
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let now = 1_700_000_000_000;
+    /// let store = Arc::new(InMemory::default());
+    /// let generator = Generator::builder(Layout::twitter())
+    ///     .clock(Arc::new(ManualClock::new(now)))
+    ///     .store(store.clone())
+    ///     .build()?;
     /// generator.next_id()?;
+    /// assert!(store.load()? > Some(now)); // reserved ahead
     /// generator.close()?;
-    /// let again = Generator::builder(Layout::twitter()).store(FileMarkStore::new(&path)).build()?;
-    /// again.next_id()?;
-    /// # drop(again);
-    /// # std::fs::remove_file(&path).unwrap();
-    /// # std::fs::remove_file(path.with_extension("lock")).unwrap();
+    /// assert_eq!(store.load()?, Some(now)); // down to the last ID issued
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn close(self) -> Result<(), Error> {

@@ -44,8 +44,8 @@
 //! saturated time units.
 //!
 //! # Features
-//! - `std` (default): the system clock, the generator's waiting, the file-backed
-//!   mark store. Without it the crate is `no_std` (with `alloc`): layouts,
+//! - `std` (default): the system clock, the generator and its waiting, the
+//!   [`MarkStore`] trait. Without it the crate is `no_std` (with `alloc`): layouts,
 //!   compose, decode and bounds.
 //! - `serde`: [`Id`] as a decimal string; [`Decoded`] as the JSON breakdown.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -108,7 +108,7 @@ pub use plan::{Alternative, GiveUp, Plan, Widths};
 pub use presets::{Platform, Preset};
 pub use readings::{Reading, Readings, Verdict};
 #[cfg(feature = "std")]
-pub use store::{FileMarkStore, MarkStore};
+pub use store::MarkStore;
 pub use text::TextForm;
 pub use time::UnixMillis;
 

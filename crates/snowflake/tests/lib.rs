@@ -15,8 +15,5 @@ mod threads;
 /// The high-water mark with a store in memory: reserved ahead, waited out.
 mod marks;
 
-/// The file-backed mark store under a generator: restarts and refusals.
-mod state_file;
-
 /// The shared vectors of testdata/vectors.json: compose, errors, presets, verdicts.
 mod vectors;

@@ -51,7 +51,7 @@ fn serve_answers_and_shuts_down_gracefully_on_sigterm() {
     for line in logs.lines() {
         serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
     }
-    let mark = snowflake::FileMarkStore::new(&state).load().unwrap();
+    let mark = snowflake_store::FileMarkStore::new(&state).load().unwrap();
     assert_eq!(
         mark,
         Some(d.timestamp_ms()),

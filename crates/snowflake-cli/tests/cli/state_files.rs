@@ -10,7 +10,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use predicates::prelude::*;
-use snowflake::{Clock, FileMarkStore, Layout, MarkStore, SystemClock};
+use snowflake::{Clock, Layout, MarkStore, SystemClock};
+use snowflake_store::FileMarkStore;
 
 use crate::support::{
     Generating, Printed, Scratch, command, path_arg, snowflake, stdout_of, wait_for,

@@ -10,8 +10,9 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use snowflake::{Clock, FileMarkStore, Generator, Layout, MarkStore, SystemClock};
+use snowflake::{Clock, Generator, Layout, MarkStore, SystemClock};
 use snowflake_server::{AppState, Standalone, app};
+use snowflake_store::FileMarkStore;
 use tower::ServiceExt;
 
 use crate::support::*;

@@ -1,7 +1,6 @@
-//! What the rooms of the test binary share: a test's own directory, a mark
-//! store in memory, and Twitter's epoch.
+//! What the rooms of the test binary share: a mark store in memory, and
+//! Twitter's epoch.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -9,14 +8,6 @@ use snowflake::{Error, MarkStore};
 
 /// Twitter's epoch, the default layout's.
 pub const EPOCH: i64 = 1288834974657;
-
-/// A fresh, empty directory for one test, named after it and this process.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("snowflake-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A mark store in memory that can be told to fail; clones share the mark.
 #[derive(Clone, Default)]

@@ -8,25 +8,21 @@
 //! Earlier builds wrote the mark alone (`1700000000999`); that form is still
 //! read, once, and the store then rewrites it in this one.
 
-use alloc::format;
-use alloc::string::String;
-
-use crate::layout::Layout;
-use crate::time::UnixMillis;
+use snowflake::{Layout, UnixMillis};
 
 const MAGIC: &str = "snowflake-mark";
 const VERSION: &str = "v2";
 
 /// A mark read back from a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stored {
-    pub(super) mark_ms: i64,
+pub(crate) struct Stored {
+    pub(crate) mark_ms: i64,
     /// Written by an earlier build as a bare number, so it names no layout.
-    pub(super) plain: bool,
+    pub(crate) plain: bool,
 }
 
 /// The file's whole text for `mark_ms` under `layout`, newline included.
-pub(super) fn encode(layout: &Layout, mark_ms: i64) -> String {
+pub(crate) fn encode(layout: &Layout, mark_ms: i64) -> String {
     let body = format!(
         "{MAGIC} {VERSION} layout={} epoch={} tick={} mark={mark_ms}",
         layout.spec(),
@@ -42,7 +38,7 @@ pub(super) fn encode(layout: &Layout, mark_ms: i64) -> String {
 /// before it was opened) only the file's own integrity is checked.
 ///
 /// The error says what is wrong, for a message that also names the file.
-pub(super) fn decode(text: &str, layout: Option<&Layout>) -> Result<Stored, String> {
+pub(crate) fn decode(text: &str, layout: Option<&Layout>) -> Result<Stored, String> {
     if text.is_empty() {
         return Err("it is empty, so a write was cut short".into());
     }
@@ -179,7 +175,7 @@ fn check_range(layout: &Layout, mark_ms: i64) -> Result<(), String> {
 
 /// CRC-32 (IEEE 802.3, as in zip and PNG), bit by bit: the input is one short
 /// line, so a table would cost more to build than it saves.
-pub(super) fn crc32(bytes: &[u8]) -> u32 {
+pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &byte in bytes {
         crc ^= u32::from(byte);

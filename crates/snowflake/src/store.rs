@@ -1,12 +1,6 @@
-//! Where a generator keeps its high-water mark across restarts.
-
-mod file;
-mod format;
-mod guard;
-#[cfg(test)]
-mod testing;
-
-pub use file::FileMarkStore;
+//! Where a generator keeps its high-water mark across restarts: what a
+//! store must do. The stores themselves do I/O and live elsewhere: the
+//! `snowflake-store` crate's file, the cluster mode's etcd.
 
 use crate::error::Error;
 use crate::layout::Layout;
@@ -17,24 +11,36 @@ use crate::layout::Layout;
 /// The generator writes a mark *before* it issues any ID in the window the
 /// mark covers, so after a crash or restart every ID issued before lies at or
 /// below the stored mark. A store must not return from [`MarkStore::save`]
-/// until the mark is durable. The cluster mode keeps its mark in etcd; this
-/// crate ships [`FileMarkStore`].
+/// until the mark is durable. The `snowflake-store` crate keeps it in a
+/// file (`FileMarkStore`); the cluster mode keeps it in etcd.
 ///
 /// The generator's builder calls [`MarkStore::open`] once, with its layout,
 /// before the first [`MarkStore::load`]; a store that must know the layout or
 /// claim its storage for one process does so there.
 ///
 /// ```
-/// use snowflake::{FileMarkStore, Layout, MarkStore};
+/// use std::sync::Mutex;
+/// use snowflake::{Error, Generator, Layout, MarkStore};
 ///
-/// let dir = std::env::temp_dir().join(format!("snowflake-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir).unwrap();
-/// let store = FileMarkStore::new(dir.join("mark"));
-/// store.open(&Layout::twitter())?;
-/// assert_eq!(store.load()?, None);
-/// store.save(1_700_000_001_000)?;
-/// assert_eq!(store.load()?, Some(1_700_000_001_000));
-/// # std::fs::remove_dir_all(&dir).unwrap();
+/// /// A mark kept in memory: it survives nothing, which suits a test.
+/// #[derive(Default)]
+/// struct InMemory(Mutex<Option<i64>>);
+/// impl MarkStore for InMemory {
+///     fn load(&self) -> Result<Option<i64>, Error> {
+///         Ok(*self.0.lock().unwrap())
+///     }
+///     fn save(&self, mark_ms: i64) -> Result<(), Error> {
+///         *self.0.lock().unwrap() = Some(mark_ms);
+///         Ok(())
+///     }
+/// }
+///
+/// let store = std::sync::Arc::new(InMemory::default());
+/// let generator = Generator::builder(Layout::twitter()).store(store.clone()).build()?;
+/// let id = generator.next_id()?;
+/// // The mark was written before the ID was issued, and covers it.
+/// let mark = store.load()?.unwrap();
+/// assert!(mark >= Layout::twitter().decode(id)?.timestamp_ms());
 /// # Ok::<(), snowflake::Error>(())
 /// ```
 pub trait MarkStore: Send + Sync {

@@ -3,9 +3,18 @@
 
 use std::sync::Arc;
 
-use snowflake::{Clock, ErrorKind, FileMarkStore, Generator, Id, Layout, ManualClock, MarkStore};
+use std::path::PathBuf;
 
-use crate::support::temp_dir;
+use snowflake::{Clock, ErrorKind, Generator, Id, Layout, ManualClock, MarkStore};
+use snowflake_store::FileMarkStore;
+
+/// A fresh, empty directory for one test, named after it and this process.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("snowflake-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 #[test]
 fn restart_from_the_state_file_never_goes_back() {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-/// Makes a FIFO at `path` with the system's `mkfifo`, as the core has no libc.
+/// Makes a FIFO at `path` with the system's `mkfifo`, as this crate takes no libc.
 #[cfg(unix)]
 pub(crate) fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo").arg(path).status();

@@ -14,16 +14,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::clock::SystemClock;
-use crate::error::Error;
+use snowflake::{Error, SystemClock};
 
-/// `O_NOFOLLOW | O_NONBLOCK`. std names neither and the core takes no libc,
+/// `O_NOFOLLOW | O_NONBLOCK`. std names neither and this crate takes no libc,
 /// so the values are spelled out for the systems whose headers were checked;
 /// elsewhere this is 0, and the `lstat`/`fstat` comparison alone keeps links
 /// and pipes out (a pipe swapped in at the very instant between the two could
 /// then block the open; it could never be written to).
 #[cfg(unix)]
-pub(super) const OPEN_FLAGS: i32 = open_flags();
+pub(crate) const OPEN_FLAGS: i32 = open_flags();
 
 #[cfg(unix)]
 const fn open_flags() -> i32 {
@@ -59,7 +58,7 @@ const fn open_flags() -> i32 {
 
 /// Which file a path or a handle is: its device and inode. `None` where std
 /// does not say (off Unix); callers then rely on what the file holds.
-pub(super) fn file_id(meta: &Metadata) -> Option<(u64, u64)> {
+pub(crate) fn file_id(meta: &Metadata) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -101,19 +100,19 @@ fn unusual(meta: &Metadata) -> Option<&'static str> {
 }
 
 fn refused(path: &Path, what: &str) -> Error {
-    Error::store(format!(
+    Error::store_failure(format!(
         "refusing to use {}: it is {what}; a state file and its lock file must be regular files",
         path.display()
     ))
 }
 
 fn failed(what: &str, path: &Path, err: io::Error) -> Error {
-    Error::store(format!("cannot {what} {}: {err}", path.display()))
+    Error::store_failure(format!("cannot {what} {}: {err}", path.display()))
 }
 
 /// What is at `path`, not following links: `None` when nothing is, an error
 /// when it is anything but a regular file.
-pub(super) fn regular_or_absent(path: &Path) -> Result<Option<Metadata>, Error> {
+pub(crate) fn regular_or_absent(path: &Path) -> Result<Option<Metadata>, Error> {
     match fs::symlink_metadata(path) {
         Ok(meta) => match unusual(&meta) {
             None => Ok(Some(meta)),
@@ -148,7 +147,7 @@ fn open_seen(path: &Path, seen: &Metadata, write: bool) -> Result<File, Error> {
         return Err(refused(path, what));
     }
     if file_id(&now) != file_id(seen) {
-        return Err(Error::store(format!(
+        return Err(Error::store_failure(format!(
             "refusing to use {}: it was replaced while it was being opened",
             path.display()
         )));
@@ -157,7 +156,7 @@ fn open_seen(path: &Path, seen: &Metadata, write: bool) -> Result<File, Error> {
 }
 
 /// The file at `path` for reading, or `None` when there is none.
-pub(super) fn open_existing(path: &Path) -> Result<Option<File>, Error> {
+pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, Error> {
     match regular_or_absent(path)? {
         None => Ok(None),
         Some(seen) => open_seen(path, &seen, false).map(Some),
@@ -171,7 +170,7 @@ fn create_new(path: &Path) -> io::Result<File> {
 }
 
 /// The lock file, opened for reading and writing, created if need be.
-pub(super) fn open_lock(path: &Path) -> Result<File, Error> {
+pub(crate) fn open_lock(path: &Path) -> Result<File, Error> {
     // A few rounds: another process may create it between our look and our
     // exclusive create; a third round would mean something is racing us.
     for _ in 0..3 {
@@ -184,7 +183,7 @@ pub(super) fn open_lock(path: &Path) -> Result<File, Error> {
             },
         }
     }
-    Err(Error::store(format!(
+    Err(Error::store_failure(format!(
         "cannot open the lock file {}: it keeps appearing and disappearing",
         path.display()
     )))
@@ -192,7 +191,7 @@ pub(super) fn open_lock(path: &Path) -> Result<File, Error> {
 
 /// A new file beside `path`, for writing, under a name no other writer uses:
 /// the process ID, a counter within the process and the clock's nanoseconds.
-pub(super) fn create_temp(path: &Path) -> Result<(PathBuf, File), Error> {
+pub(crate) fn create_temp(path: &Path) -> Result<(PathBuf, File), Error> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     create_first_free(|| {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -223,7 +222,7 @@ fn create_first_free(mut names: impl FnMut() -> PathBuf) -> Result<(PathBuf, Fil
 
 /// Makes a rename in `path`'s directory durable. A bare file name lives in
 /// the working directory, whose name is `.`.
-pub(super) fn sync_dir(path: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -234,7 +233,7 @@ pub(super) fn sync_dir(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::testing::{mkfifo, temp_dir, within_seconds};
+    use crate::testing::{mkfifo, temp_dir, within_seconds};
     use std::io::{Read, Write};
 
     #[cfg(all(

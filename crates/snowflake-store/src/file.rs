@@ -5,11 +5,11 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::MarkStore;
-use super::format::{self, Stored};
-use super::guard;
-use crate::error::{Error, Repr};
-use crate::layout::Layout;
+use snowflake::{Error, Layout, MarkStore};
+
+use crate::format::{self, Stored};
+use crate::guard;
+use crate::refusal;
 
 /// A [`MarkStore`] in a small text file, for one process at a time.
 ///
@@ -17,7 +17,7 @@ use crate::layout::Layout;
 /// exclusive lock on a lock file beside the state file (`mark.lock` beside
 /// `mark`) and holds it until the store is dropped with its generator; a
 /// second store on the same file, in this process or another, is refused
-/// with [`ErrorKind::StoreInUse`](crate::error::ErrorKind::StoreInUse) and the
+/// with [`ErrorKind::StoreInUse`](snowflake::ErrorKind::StoreInUse) and the
 /// holder's process ID, which the lock file records. The lock file stays
 /// behind: removing it could let two processes lock two different files.
 ///
@@ -31,7 +31,7 @@ use crate::layout::Layout;
 /// new mark into place and again just after. If either fails, another
 /// process may be using the file: the store writes nothing more, ever, and
 /// every later [`save`](MarkStore::save) fails (kind
-/// [`ErrorKind::Store`](crate::error::ErrorKind::Store)), so its generator
+/// [`ErrorKind::Store`](snowflake::ErrorKind::Store)), so its generator
 /// issues nothing past the last mark it wrote, and never lowers the mark
 /// another process raised. A starting process reads the mark after it has
 /// the lock and issues only above it; because the holder saw its own lock
@@ -62,7 +62,8 @@ use crate::layout::Layout;
 /// file and its lock file is written.
 ///
 /// ```
-/// use snowflake::{ErrorKind, FileMarkStore, Layout, MarkStore};
+/// use snowflake::{ErrorKind, Layout, MarkStore};
+/// use snowflake_store::FileMarkStore;
 ///
 /// let dir = std::env::temp_dir().join(format!("snowflake-file-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
@@ -110,7 +111,7 @@ impl FileMarkStore {
     /// [`open`](MarkStore::open), and the state file not until the first save.
     ///
     /// ```
-    /// let store = snowflake::FileMarkStore::new("/var/lib/snowflake/mark");
+    /// let store = snowflake_store::FileMarkStore::new("/var/lib/snowflake/mark");
     /// assert_eq!(store.path(), std::path::Path::new("/var/lib/snowflake/mark"));
     /// ```
     pub fn new(path: impl Into<PathBuf>) -> Self {
@@ -123,7 +124,7 @@ impl FileMarkStore {
     /// Where the mark lives.
     ///
     /// ```
-    /// let store = snowflake::FileMarkStore::new("mark");
+    /// let store = snowflake_store::FileMarkStore::new("mark");
     /// assert_eq!(store.path(), std::path::Path::new("mark"));
     /// ```
     pub fn path(&self) -> &Path {
@@ -133,7 +134,7 @@ impl FileMarkStore {
     /// The lock file beside the state file: its name with `.lock` added.
     ///
     /// ```
-    /// let store = snowflake::FileMarkStore::new("/var/lib/snowflake/mark");
+    /// let store = snowflake_store::FileMarkStore::new("/var/lib/snowflake/mark");
     /// assert_eq!(store.lock_path(), std::path::Path::new("/var/lib/snowflake/mark.lock"));
     /// ```
     pub fn lock_path(&self) -> PathBuf {
@@ -143,7 +144,7 @@ impl FileMarkStore {
     }
 
     fn fail(&self, what: &str, err: impl core::fmt::Display) -> Error {
-        Error::store(format!("{what} {}: {err}", self.path.display()))
+        Error::store_failure(format!("{what} {}: {err}", self.path.display()))
     }
 
     fn opened(&self) -> Result<std::sync::MutexGuard<'_, Option<Opened>>, Error> {
@@ -195,7 +196,7 @@ impl FileMarkStore {
                 )));
             }
             Err(err) => {
-                return Err(Error::store(format!(
+                return Err(Error::store_failure(format!(
                     "cannot look at {}: {err}",
                     lock_path.display()
                 )));
@@ -226,12 +227,7 @@ impl FileMarkStore {
     /// Stops the store for good and says why.
     fn stop(&self, held: &mut Opened, what: String, at_start: bool) -> Error {
         held.lost = Some(what.clone());
-        Error::new(Repr::StoreTaken {
-            path: self.path.display().to_string(),
-            lock: self.lock_path().display().to_string(),
-            what,
-            at_start,
-        })
+        refusal::taken(&self.path, &self.lock_path(), &what, at_start)
     }
 
     /// Writes the mark as the type's documentation describes: to a new file,
@@ -289,14 +285,14 @@ impl FileMarkStore {
                 let mut text = String::new();
                 // The holder may not have written its PID yet: then it is unknown.
                 let _ = file.read_to_string(&mut text);
-                return Err(Error::new(Repr::StoreInUse {
-                    path: self.path.display().to_string(),
-                    lock: lock_path.display().to_string(),
-                    pid: text.trim().parse().ok(),
-                }));
+                return Err(refusal::locked(
+                    &self.path,
+                    &lock_path,
+                    text.trim().parse().ok(),
+                ));
             }
             Err(std::fs::TryLockError::Error(err)) => {
-                return Err(Error::store(format!(
+                return Err(Error::store_failure(format!(
                     "cannot lock {}: {err}",
                     lock_path.display()
                 )));
@@ -306,7 +302,7 @@ impl FileMarkStore {
             .set_len(0)
             .and_then(|()| writeln!(file, "{}", std::process::id()));
         record.map_err(|err| {
-            Error::store(format!("cannot write to {}: {err}", lock_path.display()))
+            Error::store_failure(format!("cannot write to {}: {err}", lock_path.display()))
         })?;
         Ok(file)
     }
@@ -405,10 +401,10 @@ impl MarkStore for FileMarkStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorKind;
-    use crate::store::testing::temp_dir;
+    use crate::testing::temp_dir;
     #[cfg(unix)]
-    use crate::store::testing::{mkfifo, within_seconds};
+    use crate::testing::{mkfifo, within_seconds};
+    use snowflake::ErrorKind;
 
     const MARK: i64 = 1_700_000_000_999;
 
