@@ -933,14 +933,14 @@ fn nodes(text: &str) -> Result<u64, String> {
 }
 
 fn years(text: &str) -> Result<u32, String> {
-    let max = u64::from(snowflake::Needs::MAX_YEARS);
+    let max = u64::from(snowflake_ops::Requirements::MAX_YEARS);
     whole_in(text, 1..=max, "a lifetime is 1 to 1000 years").map(|n| n as u32)
 }
 
 fn plan_tick(text: &str) -> Result<u64, String> {
     whole_in(
         text,
-        1..=snowflake::Needs::MAX_TICK_MS,
+        1..=snowflake_ops::Requirements::MAX_TICK_MS,
         "a tick is 1 to 86400000 ms (a day)",
     )
 }

@@ -1,11 +1,11 @@
 //! `snowflake audit`: IDs read as `decode -` reads them (any whitespace
-//! between them, any text form, any layout), tallied by the core's
+//! between them, any text form, any layout), tallied by `snowflake-ops`'
 //! [`Audit`], and the report as text or JSON.
 //!
 //! A token that is not an ID of the layout is reported on stderr with its
 //! line, as `decode -` reports it, and listed in the JSON's `errors`; the
-//! rest is read on, and the exit status is 2 at the end. Memory: see the
-//! core's `Audit` (about 8 to 32 bytes per distinct ID).
+//! rest is read on, and the exit status is 2 at the end. Memory: see
+//! `Audit` (about 8 to 32 bytes per distinct ID).
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -13,7 +13,8 @@ use std::io::{self, BufRead, IsTerminal};
 use std::path::Path;
 
 use serde::Serialize;
-use snowflake::{Audit, AuditReport, Clock, Error, Id, Readings, TextForm, UnixMillis};
+use snowflake::{Clock, Error, Id, Readings, TextForm, UnixMillis};
+use snowflake_ops::{Audit, AuditReport};
 use snowflake_server::bulk::{BadRecord, Tokens};
 use snowflake_server::input::all_layouts;
 

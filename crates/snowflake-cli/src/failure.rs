@@ -10,6 +10,9 @@ use snowflake::{Error, ErrorKind};
 pub enum Failure {
     /// Bad input: exit status 2.
     Usage(Error),
+    /// Requirements the planner cannot plan for (`plan --rate 0`): exit
+    /// status 2.
+    Requirements(snowflake_ops::Error),
     /// Something this build does not do (cluster mode without the feature):
     /// exit status 2, with how to get it.
     #[cfg_attr(feature = "cluster", allow(dead_code))]
@@ -41,6 +44,13 @@ impl From<io::Error> for Failure {
             return Failure::PipeClosed;
         }
         Failure::Runtime(format!("cannot write the output: {err}"))
+    }
+}
+
+impl From<snowflake_ops::Error> for Failure {
+    fn from(err: snowflake_ops::Error) -> Self {
+        // Every refusal of the planner is of a requirement given by flag.
+        Failure::Requirements(err)
     }
 }
 

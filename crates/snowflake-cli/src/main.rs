@@ -49,6 +49,10 @@ fn main() -> ExitCode {
             report(&format!("error: {err}"));
             ExitCode::from(2)
         }
+        Err(Failure::Requirements(err)) => {
+            report(&format!("error: {err}"));
+            ExitCode::from(2)
+        }
         Err(Failure::Unsupported(message))
         | Err(Failure::BadInput(message))
         | Err(Failure::Refused(message)) => {

@@ -1,12 +1,14 @@
-//! `snowflake plan`: the needs from the flags, a proposal (or a check of
-//! `--layout`) from the core's planner, and the answer as text or JSON.
+//! `snowflake plan`: the requirements from the flags, a proposal (or an
+//! assessment of `--layout`) from `snowflake-ops`' planner, and the answer
+//! as text or JSON.
 //! A plan that cannot be met, or a layout that falls short, is still
 //! printed in full, then exits 1 with one line saying so, so that a script
 //! can use the command as a guard.
 
 use std::fmt::Write as _;
 
-use snowflake::{Clock, Error, Fit, Needs, Plan, UnixMillis};
+use snowflake::{Clock, Error, UnixMillis};
+use snowflake_ops::{Assessment, Proposal, Requirements};
 use snowflake_server::input::{parse_time, resolve_layout};
 
 use crate::args::PlanArgs;
@@ -19,7 +21,8 @@ pub fn run(args: &PlanArgs, clock: &dyn Clock) -> Result<(), Failure> {
         Some(text) => parse_date("from", text)?,
         None => clock.now_ms(),
     };
-    let needs = Needs::new(args.rate, args.nodes, args.years, from)?.with_js_safe(args.js_safe);
+    let needs =
+        Requirements::new(args.rate, args.nodes, args.years, from)?.with_js_safe(args.js_safe);
     if let Some(spec) = &args.layout {
         let tick = args.tick_ms.map(|t| t.to_string());
         let layout = resolve_layout(spec, args.epoch.as_deref(), tick.as_deref())?;
@@ -29,7 +32,7 @@ pub fn run(args: &PlanArgs, clock: &dyn Clock) -> Result<(), Failure> {
         } else {
             checked(&fit)
         })?;
-        let short = fit.shortfalls().len();
+        let short = fit.gaps().len();
         return match short {
             0 => Ok(()),
             n => Err(Failure::Runtime(format!(
@@ -43,19 +46,19 @@ pub fn run(args: &PlanArgs, clock: &dyn Clock) -> Result<(), Failure> {
         Some(tick) => needs.with_tick_ms(tick)?,
         None => needs,
     };
-    let plan = needs.plan();
+    let proposal = needs.plan();
     emit(&if args.json {
-        json_line(&plan)
+        json_line(&proposal)
     } else {
-        planned(&plan)
+        planned(&proposal)
     })?;
-    match plan.proposal() {
+    match proposal.proposed() {
         Some(_) => Ok(()),
         None => Err(Failure::Runtime(format!(
             "the needs take {} bits, more than the {} a layout has; {}",
-            plan.needed().total(),
+            proposal.needed().total(),
             needs.width(),
-            if plan.alternatives().is_empty() {
+            if proposal.alternatives().is_empty() {
                 "ask for less of several"
             } else {
                 "give one thing up, as above"
@@ -77,8 +80,8 @@ fn parse_date(field: &'static str, text: &str) -> Result<i64, Error> {
     })
 }
 
-/// The needs in one sentence.
-fn needs_line(needs: &Needs) -> String {
+/// The requirements in one sentence.
+fn requirements_line(needs: &Requirements) -> String {
     format!(
         "Needs: {} a second per node at peak, {}, {} from {} (until {}), in {} bits.\n",
         plural(needs.rate_per_sec(), "ID"),
@@ -91,7 +94,7 @@ fn needs_line(needs: &Needs) -> String {
 }
 
 /// The flags that give the layout to every other command.
-fn flags(fit: &Fit) -> String {
+fn flags(fit: &Assessment) -> String {
     let layout = fit.layout();
     format!(
         "--layout {} --tick-ms {} --epoch {}",
@@ -127,9 +130,9 @@ fn plural(n: impl std::fmt::Display, one: &str) -> String {
 
 /// One row each for time, the node fields and the sequence: bits, what
 /// they hold, what was asked for, the headroom.
-fn fit_table(fit: &Fit) -> String {
+fn assessment_table(fit: &Assessment) -> String {
     let layout = fit.layout();
-    let needs = fit.needs();
+    let needs = fit.requirements();
     let lifetime = fit.lifetime();
     let holds_time = if lifetime.is_exhausted() {
         format!(
@@ -188,18 +191,18 @@ fn fit_table(fit: &Fit) -> String {
     table(&["field", "bits", "holds", "asked for", "headroom"], &rows)
 }
 
-fn shortfall_lines(fit: &Fit, indent: &str) -> String {
+fn gap_lines(fit: &Assessment, indent: &str) -> String {
     let mut out = String::new();
-    for short in fit.shortfalls() {
+    for short in fit.gaps() {
         let _ = writeln!(out, "{indent}- {short}");
     }
     out
 }
 
-/// `plan --layout`: the layout against the needs.
-fn checked(fit: &Fit) -> String {
+/// `plan --layout`: the layout against the requirements.
+fn checked(fit: &Assessment) -> String {
     let layout = fit.layout();
-    let mut out = needs_line(fit.needs());
+    let mut out = requirements_line(fit.requirements());
     let name = match layout.name() {
         name if name == layout.spec() => name.into_owned(),
         name => format!("{name} ({})", layout.spec()),
@@ -212,21 +215,21 @@ fn checked(fit: &Fit) -> String {
         layout.epoch_ms(),
         layout.bits()
     );
-    out.push_str(&fit_table(fit));
+    out.push_str(&assessment_table(fit));
     if fit.fits() {
         out.push_str("\nIt meets the needs.\n");
     } else {
         out.push_str("\nIt falls short:\n");
-        out.push_str(&shortfall_lines(fit, "  "));
+        out.push_str(&gap_lines(fit, "  "));
     }
     out
 }
 
 /// `plan`: the proposal, or the ways to fit.
-fn planned(plan: &Plan) -> String {
-    let needs = plan.needs();
-    let mut out = needs_line(needs);
-    if let Some(fit) = plan.proposal() {
+fn planned(proposal: &Proposal) -> String {
+    let needs = proposal.requirements();
+    let mut out = requirements_line(needs);
+    if let Some(fit) = proposal.proposed() {
         let layout = fit.layout();
         let _ = writeln!(
             out,
@@ -237,14 +240,14 @@ fn planned(plan: &Plan) -> String {
             layout.epoch_ms(),
             flags(fit)
         );
-        out.push_str(&fit_table(fit));
+        out.push_str(&assessment_table(fit));
         let _ = writeln!(
             out,
             "\nIt runs out at {}. The {} spare bit{} went one at a time to whichever of time, \
              nodes and rate had the least headroom.",
             UnixMillis(layout.runs_out_ms()),
-            needs.width() as u16 - plan.needed().total(),
-            if needs.width() as u16 - plan.needed().total() == 1 {
+            needs.width() as u16 - proposal.needed().total(),
+            if needs.width() as u16 - proposal.needed().total() == 1 {
                 ""
             } else {
                 "s"
@@ -252,7 +255,7 @@ fn planned(plan: &Plan) -> String {
         );
         return out;
     }
-    let least = plan.needed();
+    let least = proposal.needed();
     let _ = writeln!(
         out,
         "\nThese needs take {} bits (time {}, node {}, sequence {}), {} more than the {} a \
@@ -264,14 +267,14 @@ fn planned(plan: &Plan) -> String {
         least.total() - u16::from(needs.width()),
         needs.width()
     );
-    if plan.alternatives().is_empty() {
+    if proposal.alternatives().is_empty() {
         out.push_str("No one thing given up makes them fit; ask for less of several.\n");
         return out;
     }
     out.push_str("Give one thing up:\n");
-    for (i, alt) in plan.alternatives().iter().enumerate() {
-        let fit = alt.fit();
-        let _ = writeln!(out, "\n{}. {}: {}", i + 1, alt.give_up(), flags(fit));
+    for (i, alt) in proposal.alternatives().iter().enumerate() {
+        let fit = alt.assessment();
+        let _ = writeln!(out, "\n{}. {}: {}", i + 1, alt.concession(), flags(fit));
         if fit.fits() {
             let _ = writeln!(
                 out,
@@ -281,7 +284,7 @@ fn planned(plan: &Plan) -> String {
                 fit.rate_headroom().map_or_else(|| "-".to_string(), times)
             );
         } else {
-            out.push_str(&shortfall_lines(fit, "   "));
+            out.push_str(&gap_lines(fit, "   "));
         }
     }
     out

@@ -37,11 +37,10 @@
 //! [`Generator`] hands out IDs: lock-free, safe when the clock steps back,
 //! safe across restarts with a [`MarkStore`], at the layout's ceiling.
 //!
-//! For operators: [`Layout::time_left`] says how long a layout lasts,
-//! [`Needs::plan`] proposes a layout for a rate, a number of nodes and a
-//! lifetime (and [`Needs::check`] judges one), and [`Audit`] reads a dump
-//! of IDs for duplicates, nodes out of order, IDs from the future and
-//! saturated time units.
+//! [`Layout::time_left`] says how long a layout lasts. The tools an
+//! operator plans a layout with or audits a dump of IDs with are the
+//! `snowflake-ops` crate's; the file a generator keeps its mark in is the
+//! `snowflake-store` crate's: this crate does no I/O.
 //!
 //! # Features
 //! - `std` (default): the system clock, the generator and its waiting, the
@@ -54,7 +53,6 @@
 
 extern crate alloc;
 
-mod audit;
 #[cfg(feature = "std")]
 mod batch;
 mod bounds;
@@ -65,7 +63,6 @@ mod clock;
 mod decoded;
 mod digits;
 mod error;
-mod fit;
 #[cfg(feature = "std")]
 mod generator;
 mod id;
@@ -73,8 +70,6 @@ mod layout;
 mod lifetime;
 #[cfg(all(test, loom))]
 mod loom_tests;
-mod needs;
-mod plan;
 mod presets;
 mod readings;
 #[cfg(feature = "std")]
@@ -87,7 +82,6 @@ mod sync;
 mod text;
 mod time;
 
-pub use audit::{Audit, AuditReport, Duplicate, NodeReport};
 #[cfg(feature = "std")]
 pub use batch::IdBatch;
 pub use bounds::Bounds;
@@ -97,14 +91,11 @@ pub use builder::GeneratorBuilder;
 pub use clock::{CachedClock, Clock, ManualClock, SystemClock};
 pub use decoded::{Decoded, Segment};
 pub use error::{Error, ErrorKind};
-pub use fit::{Fit, Shortfall};
 #[cfg(feature = "std")]
 pub use generator::{Generator, GeneratorStats, SharedGenerator};
 pub use id::Id;
 pub use layout::{Field, Layout, LayoutBuilder};
 pub use lifetime::TimeLeft;
-pub use needs::Needs;
-pub use plan::{Alternative, GiveUp, Plan, Widths};
 pub use presets::{Platform, Preset};
 pub use readings::{Reading, Readings, Verdict};
 #[cfg(feature = "std")]

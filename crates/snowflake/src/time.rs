@@ -106,6 +106,45 @@ impl UnixMillis {
     }
 }
 
+impl UnixMillis {
+    /// The start (00:00 UTC) of the day this falls on: how the planner
+    /// dates an epoch.
+    ///
+    /// ```
+    /// use snowflake::UnixMillis;
+    ///
+    /// assert_eq!(UnixMillis(1288834974657).day_start(), UnixMillis(1288828800000));
+    /// assert_eq!(UnixMillis(-1).day_start(), UnixMillis(-86_400_000));
+    /// ```
+    pub const fn day_start(self) -> UnixMillis {
+        UnixMillis(self.0.div_euclid(MS_PER_DAY) * MS_PER_DAY)
+    }
+
+    /// The same time of day on the same date `years` later, in the proleptic
+    /// Gregorian calendar (29 February becomes 1 March in a common year);
+    /// `None` past i64 milliseconds. The planner ends a lifetime with it.
+    ///
+    /// ```
+    /// use snowflake::UnixMillis;
+    ///
+    /// let leap_day = UnixMillis(1709208000000); // 2024-02-29T12:00:00Z
+    /// assert_eq!(leap_day.years_later(1).unwrap().to_string(), "2025-03-01T12:00:00.000Z");
+    /// assert_eq!(UnixMillis(i64::MAX - 1).years_later(1), None);
+    /// ```
+    pub fn years_later(self, years: u32) -> Option<UnixMillis> {
+        let days = self.0.div_euclid(MS_PER_DAY);
+        let ms_of_day = self.0.rem_euclid(MS_PER_DAY);
+        let (year, month, day) = civil_from_days(days);
+        let year = year.checked_add(i64::from(years))?;
+        // Day 0 of a month is the last day of the one before, so an overflowing
+        // day (29 February in a common year) rolls into the next month.
+        let days = days_from_civil(year, month, 1) + i64::from(day) - 1;
+        days.checked_mul(MS_PER_DAY)?
+            .checked_add(ms_of_day)
+            .map(UnixMillis)
+    }
+}
+
 impl fmt::Display for UnixMillis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut buf = [0u8; UnixMillis::MAX_LEN];
@@ -130,25 +169,6 @@ const fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 /// table can give a day as a date and not as a number.
 pub(crate) const fn midnight_ms(year: i64, month: u32, day: u32) -> i64 {
     days_from_civil(year, month, day) * MS_PER_DAY
-}
-
-/// The start (00:00 UTC) of the day `ms` falls on.
-pub(crate) const fn day_start(ms: i64) -> i64 {
-    ms.div_euclid(MS_PER_DAY) * MS_PER_DAY
-}
-
-/// The same time of day on the same date `years` later, in the proleptic
-/// Gregorian calendar (29 February becomes 1 March in a common year);
-/// `None` past i64 milliseconds.
-pub(crate) fn plus_years(ms: i64, years: u32) -> Option<i64> {
-    let days = ms.div_euclid(MS_PER_DAY);
-    let ms_of_day = ms.rem_euclid(MS_PER_DAY);
-    let (year, month, day) = civil_from_days(days);
-    let year = year.checked_add(i64::from(years))?;
-    // Day 0 of a month is the last day of the one before, so an overflowing
-    // day (29 February in a common year) rolls into the next month.
-    let days = days_from_civil(year, month, 1) + i64::from(day) - 1;
-    days.checked_mul(MS_PER_DAY)?.checked_add(ms_of_day)
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
@@ -216,12 +236,12 @@ mod tests {
         for (from, years, to) in cases {
             let ms = at(from);
             assert_eq!(UnixMillis(ms).to_string(), from);
-            let later = plus_years(ms, years).unwrap();
-            assert_eq!(UnixMillis(later).to_string(), to, "{from} + {years}");
+            let later = UnixMillis(ms).years_later(years).unwrap();
+            assert_eq!(later.to_string(), to, "{from} + {years}");
         }
-        assert_eq!(plus_years(i64::MAX - 1, 1), None);
-        assert_eq!(day_start(1288834974657), 1288828800000);
-        assert_eq!(day_start(-1), -86_400_000);
+        assert_eq!(UnixMillis(i64::MAX - 1).years_later(1), None);
+        assert_eq!(UnixMillis(1288834974657).day_start().0, 1288828800000);
+        assert_eq!(UnixMillis(-1).day_start().0, -86_400_000);
     }
 
     #[test]

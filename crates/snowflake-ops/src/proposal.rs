@@ -1,30 +1,14 @@
 //! The layout planner: the fewest bits for time, nodes and sequence that
-//! meet [`Needs`], the spare bits shared out, and when they do not fit, what
-//! to give up.
-//!
-//! # Rules
-//! - The epoch is the start (00:00 UTC) of the lifetime's first day, so it
-//!   reads as a date.
-//! - Each dimension gets the fewest bits that meet its need: the time field
-//!   holds the lifetime in ticks, the node fields the nodes, the sequence the
-//!   peak rate's IDs of one tick (at least 1 bit, so a generator can run).
-//! - Spare bits up to the width (63, or 53 when JavaScript-safe) are dealt
-//!   one at a time to whichever of time, nodes and rate has the least
-//!   headroom (ties in that order), so that no one of them is left tight
-//!   while another has thousands of times what it needs. Each bit doubles
-//!   the headroom it goes to.
-//! - When the needs take more bits than the width, there is no proposal:
-//!   there are alternatives, each giving up one thing (a shorter lifetime,
-//!   a lower rate, fewer nodes, a coarser tick, or 63 bits instead of 53),
-//!   each with the layout that it allows.
+//! meet [`Requirements`], the spare bits shared out, and when they do not
+//! fit, what to give up. Its rules are on [`Proposal`].
 
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::fit::Fit;
-use crate::layout::Layout;
-use crate::needs::Needs;
-use crate::time::day_start;
+use snowflake::{Layout, UnixMillis};
+
+use crate::assessment::Assessment;
+use crate::requirements::Requirements;
 
 /// The name of the node field of a proposed layout.
 const NODE_FIELD: &str = "node";
@@ -39,12 +23,12 @@ const TICKS: [u64; 18] = [
 /// The widths of a planned layout's time, node and sequence fields.
 ///
 /// ```
-/// let needs = snowflake::Needs::new(1000, 16, 10, 1735689600000)?;
+/// let needs = snowflake_ops::Requirements::new(1000, 16, 10, 1735689600000)?;
 /// let least = needs.plan().needed();
 /// // 10 years of milliseconds, 16 nodes, 1 ID a millisecond.
 /// assert_eq!((least.time, least.node, least.sequence), (39, 4, 1));
 /// assert_eq!(least.total(), 44);
-/// # Ok::<(), snowflake::Error>(())
+/// # Ok::<(), snowflake_ops::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Widths {
@@ -66,7 +50,7 @@ impl Widths {
 /// What an alternative gives up to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum GiveUp {
+pub enum Concession {
     /// A shorter lifetime: the time field gets what the others leave.
     Lifetime,
     /// A lower peak rate: the sequence gets what the others leave.
@@ -79,72 +63,88 @@ pub enum GiveUp {
     JsSafety,
 }
 
-impl GiveUp {
+impl Concession {
     /// A short name, as the JSON form writes it: `lifetime`, `rate`,
     /// `nodes`, `tick`, `js_safe`.
     ///
     /// ```
-    /// assert_eq!(snowflake::GiveUp::Lifetime.kind(), "lifetime");
+    /// assert_eq!(snowflake_ops::Concession::Lifetime.kind(), "lifetime");
     /// ```
     pub const fn kind(self) -> &'static str {
         match self {
-            GiveUp::Lifetime => "lifetime",
-            GiveUp::Rate => "rate",
-            GiveUp::Nodes => "nodes",
-            GiveUp::Tick => "tick",
-            GiveUp::JsSafety => "js_safe",
+            Concession::Lifetime => "lifetime",
+            Concession::Rate => "rate",
+            Concession::Nodes => "nodes",
+            Concession::Tick => "tick",
+            Concession::JsSafety => "js_safe",
         }
     }
 }
 
-impl fmt::Display for GiveUp {
+impl fmt::Display for Concession {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            GiveUp::Lifetime => "a shorter lifetime",
-            GiveUp::Rate => "a lower peak rate",
-            GiveUp::Nodes => "fewer nodes",
-            GiveUp::Tick => "a coarser tick",
-            GiveUp::JsSafety => "JavaScript safety (63 bits instead of 53)",
+            Concession::Lifetime => "a shorter lifetime",
+            Concession::Rate => "a lower peak rate",
+            Concession::Nodes => "fewer nodes",
+            Concession::Tick => "a coarser tick",
+            Concession::JsSafety => "JavaScript safety (63 bits instead of 53)",
         })
     }
 }
 
 /// One way to fit when the needs do not: what it gives up, and the layout
-/// it allows, judged against the needs as asked (so its shortfall says by
-/// how much), or, for a coarser tick or a wider ID, against needs at that
+/// it allows, judged against the requirements as asked (so its gap says by
+/// how much), or, for a coarser tick or a wider ID, against requirements at that
 /// tick or width.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Alternative {
-    give_up: GiveUp,
-    fit: Fit,
+    concession: Concession,
+    assessment: Assessment,
 }
 
 impl Alternative {
     /// What it gives up.
-    pub fn give_up(&self) -> GiveUp {
-        self.give_up
+    pub fn concession(&self) -> Concession {
+        self.concession
     }
 
     /// The layout it allows, judged.
-    pub fn fit(&self) -> &Fit {
-        &self.fit
+    pub fn assessment(&self) -> &Assessment {
+        &self.assessment
     }
 }
 
-/// A proposed layout for [`Needs`], or the alternatives when they do not
-/// fit; see [`Needs::plan`] and the module's rules.
+/// A proposed layout for [`Requirements`], or the alternatives when they do not
+/// fit; made by [`Requirements::plan`].
+///
+/// # Rules
+/// - The epoch is the start (00:00 UTC) of the lifetime's first day, so it
+///   reads as a date.
+/// - Each dimension gets the fewest bits that meet its need: the time field
+///   holds the lifetime in ticks, the node fields the nodes, the sequence the
+///   peak rate's IDs of one tick (at least 1 bit, so a generator can run).
+/// - Spare bits up to the width (63, or 53 when JavaScript-safe) are dealt
+///   one at a time to whichever of time, nodes and rate has the least
+///   headroom (ties in that order), so that no one of them is left tight
+///   while another has thousands of times what it needs. Each bit doubles
+///   the headroom it goes to.
+/// - When the requirements take more bits than the width, there is no proposal:
+///   there are alternatives, each giving up one thing (a shorter lifetime,
+///   a lower rate, fewer nodes, a coarser tick, or 63 bits instead of 53),
+///   each with the layout that it allows.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
-    needs: Needs,
+pub struct Proposal {
+    requirements: Requirements,
     needed: Widths,
-    proposal: Option<Fit>,
+    proposed: Option<Assessment>,
     alternatives: Vec<Alternative>,
 }
 
-impl Plan {
-    /// The needs planned for.
-    pub fn needs(&self) -> &Needs {
-        &self.needs
+impl Proposal {
+    /// The requirements planned for.
+    pub fn requirements(&self) -> &Requirements {
+        &self.requirements
     }
 
     /// The fewest bits each field needs.
@@ -152,14 +152,14 @@ impl Plan {
         self.needed
     }
 
-    /// The proposed layout, judged against the needs (it meets them); `None`
+    /// The proposed layout, judged against the requirements (it meets them); `None`
     /// when they take more bits than the width.
-    pub fn proposal(&self) -> Option<&Fit> {
-        self.proposal.as_ref()
+    pub fn proposed(&self) -> Option<&Assessment> {
+        self.proposed.as_ref()
     }
 
     /// When there is no proposal, the ways to fit, in the order of
-    /// [`GiveUp`]; empty when there is one. A way that leaves no bit for a
+    /// [`Concession`]; empty when there is one. A way that leaves no bit for a
     /// field that must have one is not listed.
     pub fn alternatives(&self) -> &[Alternative] {
         &self.alternatives
@@ -181,7 +181,7 @@ fn pow2(bits: u8) -> f64 {
 }
 
 /// The least widths for the needs at their tick, the epoch being `epoch_ms`.
-fn least_widths(needs: &Needs, epoch_ms: i64) -> Widths {
+fn least_widths(needs: &Requirements, epoch_ms: i64) -> Widths {
     let tick = u128::from(needs.tick_ms());
     // The lifetime runs from the epoch (at or before the start) to its end.
     let span = u128::from(needs.until_ms().abs_diff(epoch_ms));
@@ -209,43 +209,44 @@ fn layout_of(widths: Widths, epoch_ms: i64, tick_ms: u64) -> Option<Layout> {
         .ok()
 }
 
-impl Needs {
-    /// Proposes a layout for these needs, or, when they do not fit in the
-    /// width, the alternatives; see the rules of the [`Plan`] module docs.
+impl Requirements {
+    /// Proposes a layout for these requirements, or, when they do not fit in
+    /// the width, the alternatives, by the rules on [`Proposal`].
     ///
     /// ```
-    /// use snowflake::{Needs, UnixMillis};
+    /// use snowflake::UnixMillis;
+    /// use snowflake_ops::Requirements;
     ///
     /// // Twitter's needs from its launch day: 4,096 IDs a millisecond, 1,024
     /// // nodes, 69 years: exactly 63 bits, as Twitter has.
-    /// let plan = Needs::new(4_096_000, 1024, 69, 1288834974657)?.plan();
-    /// let fit = plan.proposal().unwrap();
+    /// let plan = Requirements::new(4_096_000, 1024, 69, 1288834974657)?.plan();
+    /// let fit = plan.proposed().unwrap();
     /// assert_eq!(fit.layout().spec(), "time:41,node:10,sequence:12");
     /// assert_eq!(fit.layout().epoch_ms(), 1288828800000); // 2010-11-04T00:00:00Z
     /// assert_eq!(UnixMillis(fit.layout().runs_out_ms()).to_string(), "2080-07-10T15:47:35.552Z");
     ///
     /// // A 70th year takes a 42nd bit of time: 64 in all, one too many.
-    /// let plan = Needs::new(4_096_000, 1024, 70, 1288834974657)?.plan();
-    /// assert!(plan.proposal().is_none());
+    /// let plan = Requirements::new(4_096_000, 1024, 70, 1288834974657)?.plan();
+    /// assert!(plan.proposed().is_none());
     /// assert_eq!(plan.needed().total(), 64);
     /// let first = &plan.alternatives()[0];
-    /// assert_eq!(first.give_up(), snowflake::GiveUp::Lifetime);
-    /// assert_eq!(first.fit().layout().spec(), "time:41,node:10,sequence:12");
-    /// # Ok::<(), snowflake::Error>(())
+    /// assert_eq!(first.concession(), snowflake_ops::Concession::Lifetime);
+    /// assert_eq!(first.assessment().layout().spec(), "time:41,node:10,sequence:12");
+    /// # Ok::<(), snowflake_ops::Error>(())
     /// ```
-    pub fn plan(&self) -> Plan {
+    pub fn plan(&self) -> Proposal {
         let needs = *self;
-        let epoch_ms = day_start(needs.from_ms());
+        let epoch_ms = UnixMillis(needs.from_ms()).day_start().0;
         let needed = least_widths(&needs, epoch_ms);
         let proposal = propose(&needs, needed, epoch_ms);
         let alternatives = match proposal {
             Some(_) => Vec::new(),
             None => alternatives(&needs, needed, epoch_ms),
         };
-        Plan {
-            needs,
+        Proposal {
+            requirements: needs,
             needed,
-            proposal,
+            proposed: proposal,
             alternatives,
         }
     }
@@ -253,7 +254,7 @@ impl Needs {
 
 /// The proposal alone, without alternatives: the alternatives try other
 /// ticks and widths through it, and must not try alternatives of their own.
-fn propose(needs: &Needs, needed: Widths, epoch_ms: i64) -> Option<Fit> {
+fn propose(needs: &Requirements, needed: Widths, epoch_ms: i64) -> Option<Assessment> {
     if needed.total() > u16::from(needs.width()) {
         return None;
     }
@@ -262,14 +263,14 @@ fn propose(needs: &Needs, needed: Widths, epoch_ms: i64) -> Option<Fit> {
 }
 
 /// [`propose`] for other needs at the same epoch.
-fn propose_for(needs: &Needs, epoch_ms: i64) -> Option<Fit> {
+fn propose_for(needs: &Requirements, epoch_ms: i64) -> Option<Assessment> {
     propose(needs, least_widths(needs, epoch_ms), epoch_ms)
 }
 
 /// Fills the width, one bit at a time to the dimension with the least
 /// headroom (time, then nodes, then rate on a tie). A time field that would
 /// end past i64 milliseconds takes no more.
-fn deal_spare(needs: &Needs, mut widths: Widths, epoch_ms: i64) -> Widths {
+fn deal_spare(needs: &Requirements, mut widths: Widths, epoch_ms: i64) -> Widths {
     let tick = needs.tick_ms() as f64;
     let asked_ms = needs.until_ms().abs_diff(needs.from_ms()) as f64;
     let lived = |time_bits: u8| {
@@ -301,7 +302,7 @@ fn deal_spare(needs: &Needs, mut widths: Widths, epoch_ms: i64) -> Widths {
 }
 
 /// The ways to fit needs that take more bits than the width.
-fn alternatives(needs: &Needs, needed: Widths, epoch_ms: i64) -> Vec<Alternative> {
+fn alternatives(needs: &Requirements, needed: Widths, epoch_ms: i64) -> Vec<Alternative> {
     let width = u16::from(needs.width());
     // What the other two leave for one field, if that is enough for it.
     let left_for = |others: u16, least: u8| {
@@ -311,11 +312,11 @@ fn alternatives(needs: &Needs, needed: Widths, epoch_ms: i64) -> Vec<Alternative
             .filter(|left| *left >= least)
     };
     let mut found = Vec::new();
-    let mut push = |give_up, widths: Option<Widths>| {
+    let mut push = |concession, widths: Option<Widths>| {
         if let Some(layout) = widths.and_then(|w| layout_of(w, epoch_ms, needs.tick_ms())) {
             found.push(Alternative {
-                give_up,
-                fit: needs.check(&layout),
+                concession,
+                assessment: needs.check(&layout),
             });
         }
     };
@@ -325,15 +326,15 @@ fn alternatives(needs: &Needs, needed: Widths, epoch_ms: i64) -> Vec<Alternative
         u16::from(needed.sequence),
     );
     push(
-        GiveUp::Lifetime,
+        Concession::Lifetime,
         left_for(n + s, 1).map(|time| Widths { time, ..needed }),
     );
     push(
-        GiveUp::Rate,
+        Concession::Rate,
         left_for(t + n, 1).map(|sequence| Widths { sequence, ..needed }),
     );
     push(
-        GiveUp::Nodes,
+        Concession::Nodes,
         left_for(t + s, 0).map(|node| Widths { node, ..needed }),
     );
     let coarser = TICKS
@@ -343,8 +344,8 @@ fn alternatives(needs: &Needs, needed: Widths, epoch_ms: i64) -> Vec<Alternative
         .find_map(|at_tick| propose_for(&at_tick, epoch_ms));
     if let Some(fit) = coarser {
         found.push(Alternative {
-            give_up: GiveUp::Tick,
-            fit,
+            concession: Concession::Tick,
+            assessment: fit,
         });
     }
     let wider = needs
@@ -353,8 +354,8 @@ fn alternatives(needs: &Needs, needed: Widths, epoch_ms: i64) -> Vec<Alternative
         .flatten();
     if let Some(fit) = wider {
         found.push(Alternative {
-            give_up: GiveUp::JsSafety,
-            fit,
+            concession: Concession::JsSafety,
+            assessment: fit,
         });
     }
     found
@@ -362,8 +363,8 @@ fn alternatives(needs: &Needs, needed: Widths, epoch_ms: i64) -> Vec<Alternative
 
 #[cfg(feature = "serde")]
 mod serde_impl {
-    use super::{Alternative, Plan, Widths};
-    use crate::fit::serde_impl::entries;
+    use super::{Alternative, Proposal, Widths};
+    use crate::assessment::serde_impl::entries;
     use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 
     impl Serialize for Widths {
@@ -377,37 +378,39 @@ mod serde_impl {
         }
     }
 
-    /// `{"give_up","give_up_text", …the fit's entries}`.
+    /// `{"give_up","give_up_text", …the assessment's entries}`: the
+    /// concession, as a kind and in words.
     impl Serialize for Alternative {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut map = serializer.serialize_map(None)?;
-            map.serialize_entry("give_up", self.give_up.kind())?;
+            map.serialize_entry("give_up", self.concession.kind())?;
             map.serialize_entry(
                 "give_up_text",
-                &alloc::string::ToString::to_string(&self.give_up),
+                &alloc::string::ToString::to_string(&self.concession),
             )?;
-            entries(&mut map, &self.fit)?;
+            entries(&mut map, &self.assessment)?;
             map.end()
         }
     }
 
     /// The proposal's entries (`layout`, `tick_ms`, `epoch_ms`, `runs_out`,
     /// headroom, …) at the top, or `"layout": null` and `"fits": false`
-    /// without one; then `needs`, `needed_bits` and `alternatives`.
-    impl Serialize for Plan {
+    /// without one; then `needs` (the requirements), `needed_bits` and
+    /// `alternatives`.
+    impl Serialize for Proposal {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut map = serializer.serialize_map(None)?;
-            match &self.proposal {
+            match &self.proposed {
                 Some(fit) => entries(&mut map, fit)?,
                 None => {
                     map.serialize_entry("layout", &())?;
-                    map.serialize_entry("tick_ms", &self.needs.tick_ms())?;
+                    map.serialize_entry("tick_ms", &self.requirements.tick_ms())?;
                     map.serialize_entry("epoch_ms", &())?;
                     map.serialize_entry("runs_out", &())?;
                     map.serialize_entry("fits", &false)?;
                 }
             }
-            map.serialize_entry("needs", &self.needs)?;
+            map.serialize_entry("needs", &self.requirements)?;
             map.serialize_entry("needed_bits", &self.needed)?;
             map.serialize_entry("alternatives", &self.alternatives)?;
             map.end()
@@ -418,13 +421,12 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::UnixMillis;
     use alloc::string::ToString;
 
     const JAN_2025: i64 = 1735689600000;
 
-    fn spec(plan: &Plan) -> alloc::string::String {
-        plan.proposal().unwrap().layout().spec()
+    fn spec(plan: &Proposal) -> alloc::string::String {
+        plan.proposed().unwrap().layout().spec()
     }
 
     #[test]
@@ -451,7 +453,7 @@ mod tests {
         // years) = 315,532,800,000 ms: 2^38 = 274,877,906,944 is too few,
         // 2^39 = 549,755,813,888 enough. 16 nodes: 4 bits. 1,000 a second
         // is 1 a millisecond: 0 bits, at least 1.
-        let needs = Needs::new(1000, 16, 10, JAN_2025).unwrap();
+        let needs = Requirements::new(1000, 16, 10, JAN_2025).unwrap();
         assert_eq!(
             needs.plan().needed(),
             Widths {
@@ -461,7 +463,12 @@ mod tests {
             }
         );
         // 1,001 a second: 2 a millisecond at the peak, still 1 bit; 2,001: 3, 2 bits.
-        let at = |rate| Needs::new(rate, 1, 10, JAN_2025).unwrap().plan().needed();
+        let at = |rate| {
+            Requirements::new(rate, 1, 10, JAN_2025)
+                .unwrap()
+                .plan()
+                .needed()
+        };
         assert_eq!(
             (at(1001).sequence, at(2001).sequence, at(2000).sequence),
             (1, 2, 1)
@@ -471,7 +478,7 @@ mod tests {
         let secs = needs.with_tick_ms(1000).unwrap().plan().needed();
         assert_eq!((secs.time, secs.sequence), (29, 10));
         // The epoch is the day's start: from 23:00 the lifetime is an hour longer.
-        let late = Needs::new(1, 1, 1, JAN_2025 + 23 * 3_600_000)
+        let late = Requirements::new(1, 1, 1, JAN_2025 + 23 * 3_600_000)
             .unwrap()
             .with_tick_ms(86_400_000)
             .unwrap();
@@ -482,7 +489,7 @@ mod tests {
         // short: 513 ticks, 10 bits.
         let partial = late.with_tick_ms(61_755_468).unwrap().plan();
         assert_eq!(partial.needed().time, 10);
-        assert!(partial.proposal().unwrap().fits());
+        assert!(partial.proposed().unwrap().fits());
     }
 
     #[test]
@@ -490,17 +497,17 @@ mod tests {
         // Twitter's launch day to 69 years later, 2079-11-04: 25,185 + 17
         // leap days = 25,202 days = 2,177,452,800,000 ms ≤ 2^41 =
         // 2,199,023,255,552. 1,024 nodes: 10 bits; 4,096 a millisecond: 12.
-        let plan = Needs::new(4_096_000, 1024, 69, 1288834974657)
+        let plan = Requirements::new(4_096_000, 1024, 69, 1288834974657)
             .unwrap()
             .plan();
         assert_eq!(spec(&plan), "time:41,node:10,sequence:12");
-        let fit = plan.proposal().unwrap();
+        let fit = plan.proposed().unwrap();
         assert!(fit.fits());
         assert_eq!(fit.layout().epoch_ms(), 1288828800000);
         // The epoch is 6,174,657 ms before Twitter's: so is the end.
         assert_eq!(
             fit.layout().runs_out_ms(),
-            crate::layout::Layout::twitter().runs_out_ms() - 6_174_657
+            Layout::twitter().runs_out_ms() - 6_174_657
         );
         assert_eq!(fit.rate_headroom(), Some(1.0));
         assert_eq!(fit.node_headroom(), 1.0);
@@ -511,8 +518,8 @@ mod tests {
     fn spare_bits_go_to_the_least_headroom() {
         // 39 + 4 + 1 = 44 of 63: 19 spare. Headroom before: time 1.74
         // (2^39 ms over 3652 days), nodes 1, rate 2.
-        let plan = Needs::new(1000, 16, 10, JAN_2025).unwrap().plan();
-        let fit = plan.proposal().unwrap();
+        let plan = Requirements::new(1000, 16, 10, JAN_2025).unwrap().plan();
+        let fit = plan.proposed().unwrap();
         assert_eq!(fit.layout().bits(), 63);
         // Dealt: node (2), time (3.5), node (4), rate (4), time (7), node
         // (8), rate (8), … 19 bits end at time 45 (111x), node 11 (128x),
@@ -532,11 +539,11 @@ mod tests {
         // Dealt: node (2.05), time (3.48), rate (4), node (4.1), time
         // (6.97), rate (8), node (8.2), time (13.9), rate (16), node (16.4),
         // time (27.9), rate (32), node (32.8).
-        let plan = Needs::new(1000, 1000, 10, JAN_2025).unwrap().plan();
+        let plan = Requirements::new(1000, 1000, 10, JAN_2025).unwrap().plan();
         assert_eq!(spec(&plan), "time:43,node:15,sequence:5");
         // A single node still gets a node field once there is room.
-        let one = Needs::new(1000, 1, 10, JAN_2025).unwrap().plan();
-        assert!(one.proposal().unwrap().layout().field("node").is_some());
+        let one = Requirements::new(1000, 1, 10, JAN_2025).unwrap().plan();
+        assert!(one.proposed().unwrap().layout().field("node").is_some());
     }
 
     /// The same needs at ticks of 1, 10 and 1000 ms, dealt by hand: the
@@ -567,13 +574,13 @@ mod tests {
             (1000, "time:33,node:11,sequence:19"),
         ];
         for (tick, expected) in cases {
-            let plan = Needs::new(50_000, 300, 30, from)
+            let plan = Requirements::new(50_000, 300, 30, from)
                 .unwrap()
                 .with_tick_ms(tick)
                 .unwrap()
                 .plan();
             assert_eq!(plan.needed().total(), 55, "{tick} ms");
-            let layout = plan.proposal().unwrap().layout();
+            let layout = plan.proposed().unwrap().layout();
             assert_eq!((layout.spec(), layout.tick_ms()), (expected.into(), tick));
             assert_eq!(layout.epoch_ms(), JAN_2025 + (31 + 28 + 14) * 86_400_000);
         }
@@ -581,24 +588,24 @@ mod tests {
         // second, 2^21 worker starts, 17 years from 2016-09-20: 17 × 365 +
         // 4 leap days (2020 … 2032) = 6,209 days = 536,457,600 s ≤ 2^29 =
         // 536,870,912: 29 + 21 + 13 = 63 bits, none spare, Baidu's widths.
-        let baidu = Needs::new(8192, 1 << 21, 17, 1474329600000)
+        let baidu = Requirements::new(8192, 1 << 21, 17, 1474329600000)
             .unwrap()
             .with_tick_ms(1000)
             .unwrap()
             .plan();
         assert_eq!(spec(&baidu), "time:29,node:21,sequence:13");
-        assert_eq!(baidu.proposal().unwrap().layout().tick_ms(), 1000);
+        assert_eq!(baidu.proposed().unwrap().layout().tick_ms(), 1000);
     }
 
     #[test]
     fn needs_that_fill_the_width_get_no_node_field_for_one_node() {
         // 53 bits: 10 years of ms (39) + 2^14 a millisecond... 16,384,000 a second.
-        let plan = Needs::new(16_384_000, 1, 10, JAN_2025)
+        let plan = Requirements::new(16_384_000, 1, 10, JAN_2025)
             .unwrap()
             .with_js_safe(true)
             .plan();
         assert_eq!(spec(&plan), "time:39,sequence:14");
-        assert!(plan.proposal().unwrap().layout().is_js_safe());
+        assert!(plan.proposed().unwrap().layout().is_js_safe());
     }
 
     #[test]
@@ -606,9 +613,9 @@ mod tests {
         // 100 years (36,524 days, 2100 is no leap year: 3,155,673,600,000
         // ms) need 42 bits,
         // 100,000 nodes 17, a million a second (1,000 a ms) 10: 69 of 63.
-        let needs = Needs::new(1_000_000, 100_000, 100, JAN_2025).unwrap();
+        let needs = Requirements::new(1_000_000, 100_000, 100, JAN_2025).unwrap();
         let plan = needs.plan();
-        assert!(plan.proposal().is_none());
+        assert!(plan.proposed().is_none());
         assert_eq!(
             plan.needed(),
             Widths {
@@ -617,22 +624,25 @@ mod tests {
                 sequence: 10
             }
         );
-        let alts: Vec<(GiveUp, alloc::string::String)> = plan
+        let alts: Vec<(Concession, alloc::string::String)> = plan
             .alternatives()
             .iter()
-            .map(|a| (a.give_up(), a.fit().layout().spec()))
+            .map(|a| (a.concession(), a.assessment().layout().spec()))
             .collect();
         // No tick helps: each halving of the ticks of the lifetime doubles
         // the IDs of a tick.
         assert_eq!(
             alts,
             [
-                (GiveUp::Lifetime, "time:36,node:17,sequence:10".to_string()),
-                (GiveUp::Rate, "time:42,node:17,sequence:4".to_string()),
-                (GiveUp::Nodes, "time:42,node:11,sequence:10".to_string()),
+                (
+                    Concession::Lifetime,
+                    "time:36,node:17,sequence:10".to_string()
+                ),
+                (Concession::Rate, "time:42,node:17,sequence:4".to_string()),
+                (Concession::Nodes, "time:42,node:11,sequence:10".to_string()),
             ]
         );
-        let lifetime = plan.alternatives()[0].fit();
+        let lifetime = plan.alternatives()[0].assessment();
         // 2^36 ms = 68,719,476,736 ms = 795 days (68,688,000,000 ms) and
         // 31,476,736 ms (8 h 44 min 36.736 s). 795 days from 2025-01-01:
         // 365 to 2026-01-01, 365 more to 2027-01-01, then 65 (31 of
@@ -641,15 +651,21 @@ mod tests {
             UnixMillis(lifetime.layout().runs_out_ms()).to_string(),
             "2027-03-07T08:44:36.736Z"
         );
-        assert_eq!(lifetime.shortfalls().len(), 1);
+        assert_eq!(lifetime.gaps().len(), 1);
         assert_eq!(
-            lifetime.shortfalls()[0].to_string(),
+            lifetime.gaps()[0].to_string(),
             "the time field runs out at 2027-03-07T08:44:36.736Z, 2.2 years into the 100 years \
              asked for (until 2125-01-01T00:00:00.000Z)"
         );
         // 16 a millisecond; 2,048 nodes.
-        assert_eq!(plan.alternatives()[1].fit().rate_per_sec(), Some(16_000.0));
-        assert_eq!(plan.alternatives()[2].fit().layout().node_count(), 2048);
+        assert_eq!(
+            plan.alternatives()[1].assessment().rate_per_sec(),
+            Some(16_000.0)
+        );
+        assert_eq!(
+            plan.alternatives()[2].assessment().layout().node_count(),
+            2048
+        );
     }
 
     #[test]
@@ -658,30 +674,30 @@ mod tests {
         // in ms 42 + 20 + 1 = 63 > 53. In seconds the lifetime is
         // 3,155,760,000 s, 32 bits; 1 ID a tick, 1 bit: 53. 500 ms ticks
         // need 33 bits of time: 54.
-        let needs = Needs::new(1, 1_000_000, 100, JAN_2025)
+        let needs = Requirements::new(1, 1_000_000, 100, JAN_2025)
             .unwrap()
             .with_js_safe(true);
         let plan = needs.plan();
-        assert!(plan.proposal().is_none());
+        assert!(plan.proposed().is_none());
         // Giving up the rate would leave 53 − 42 − 20 bits for the
         // sequence, less than none: not offered.
-        let by: Vec<GiveUp> = plan.alternatives().iter().map(|a| a.give_up()).collect();
+        let by: Vec<Concession> = plan.alternatives().iter().map(|a| a.concession()).collect();
         assert_eq!(
             by,
             [
-                GiveUp::Lifetime,
-                GiveUp::Nodes,
-                GiveUp::Tick,
-                GiveUp::JsSafety
+                Concession::Lifetime,
+                Concession::Nodes,
+                Concession::Tick,
+                Concession::JsSafety
             ]
         );
-        let tick = plan.alternatives()[2].fit();
+        let tick = plan.alternatives()[2].assessment();
         assert_eq!(tick.layout().tick_ms(), 1000);
         assert_eq!(tick.layout().spec(), "time:32,node:20,sequence:1");
         assert!(tick.fits());
-        let wide = plan.alternatives()[3].fit();
+        let wide = plan.alternatives()[3].assessment();
         assert_eq!(wide.layout().bits(), 63);
-        assert!(wide.fits(), "{:?}", wide.shortfalls());
+        assert!(wide.fits(), "{:?}", wide.gaps());
     }
 
     #[test]
@@ -691,28 +707,28 @@ mod tests {
                 for years in [1, 10, 69, 200, 1000] {
                     for tick in [1, 10, 1000] {
                         for js in [false, true] {
-                            let needs = Needs::new(rate, nodes, years, JAN_2025)
+                            let needs = Requirements::new(rate, nodes, years, JAN_2025)
                                 .unwrap()
                                 .with_tick_ms(tick)
                                 .unwrap()
                                 .with_js_safe(js);
                             let plan = needs.plan();
-                            match plan.proposal() {
+                            match plan.proposed() {
                                 Some(fit) => {
-                                    assert!(fit.fits(), "{needs:?}: {:?}", fit.shortfalls());
+                                    assert!(fit.fits(), "{needs:?}: {:?}", fit.gaps());
                                     assert_eq!(fit.layout().bits(), needs.width(), "{needs:?}");
                                     assert!(plan.alternatives().is_empty());
                                 }
                                 None => {
                                     assert!(plan.needed().total() > u16::from(needs.width()));
                                     for alt in plan.alternatives() {
-                                        let fit = alt.fit();
+                                        let fit = alt.assessment();
                                         assert!(fit.layout().bits() <= 63);
-                                        match alt.give_up() {
-                                            GiveUp::Tick | GiveUp::JsSafety => {
+                                        match alt.concession() {
+                                            Concession::Tick | Concession::JsSafety => {
                                                 assert!(fit.fits())
                                             }
-                                            _ => assert_eq!(fit.shortfalls().len(), 1),
+                                            _ => assert_eq!(fit.gaps().len(), 1),
                                         }
                                     }
                                 }

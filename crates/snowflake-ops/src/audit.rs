@@ -19,10 +19,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::error::Error;
-use crate::id::Id;
-use crate::layout::Layout;
-use crate::readings::Readings;
+use snowflake::{Error, Id, Layout, Readings};
 
 /// The vector's first size, and the smallest it is compacted at.
 const FIRST_CAPACITY: usize = 1 << 12;
@@ -31,7 +28,8 @@ const FIRST_CAPACITY: usize = 1 << 12;
 /// incident; [`Audit::finish`] makes the [`AuditReport`].
 ///
 /// ```
-/// use snowflake::{Audit, Layout};
+/// use snowflake::Layout;
+/// use snowflake_ops::Audit;
 ///
 /// let twitter = Layout::twitter();
 /// let now = 1735689600000; // 2025-01-01
@@ -97,7 +95,7 @@ impl<'a> Audit<'a> {
     /// unless told otherwise; its counts are always exact.
     ///
     /// ```
-    /// assert_eq!(snowflake::Audit::DEFAULT_LIMIT, 100);
+    /// assert_eq!(snowflake_ops::Audit::DEFAULT_LIMIT, 100);
     /// ```
     pub const DEFAULT_LIMIT: usize = 100;
 
@@ -107,7 +105,7 @@ impl<'a> Audit<'a> {
     ///
     /// ```
     /// let twitter = snowflake::Layout::twitter();
-    /// let report = snowflake::Audit::new(&twitter, 0).finish();
+    /// let report = snowflake_ops::Audit::new(&twitter, 0).finish();
     /// assert_eq!(report.ids(), 0);
     /// ```
     pub fn new(layout: &'a Layout, now_ms: i64) -> Audit<'a> {
@@ -140,7 +138,7 @@ impl<'a> Audit<'a> {
     ///
     /// ```
     /// let twitter = snowflake::Layout::twitter();
-    /// let mut audit = snowflake::Audit::new(&twitter, 0).limit(0);
+    /// let mut audit = snowflake_ops::Audit::new(&twitter, 0).limit(0);
     /// audit.add(1.into())?;
     /// audit.add(1.into())?;
     /// let report = audit.finish();
@@ -157,7 +155,7 @@ impl<'a> Audit<'a> {
     ///
     /// ```
     /// let js53 = snowflake::Layout::js53();
-    /// let mut audit = snowflake::Audit::new(&js53, 0);
+    /// let mut audit = snowflake_ops::Audit::new(&js53, 0);
     /// assert!(audit.add((1u64 << 60).into()).is_err());
     /// assert_eq!(audit.finish().ids(), 0);
     /// ```
@@ -355,7 +353,7 @@ impl<'a> NodeReport<'a> {
     ///
     /// ```
     /// let twitter = snowflake::Layout::twitter();
-    /// let mut audit = snowflake::Audit::new(&twitter, 0);
+    /// let mut audit = snowflake_ops::Audit::new(&twitter, 0);
     /// audit.add(twitter.compose(1288834975657, &[("datacenter", 3), ("machine", 7)])?)?;
     /// let report = audit.finish();
     /// let node: Vec<(&str, u64)> = report.nodes()[0].fields().collect();
@@ -477,7 +475,7 @@ impl<'a> AuditReport<'a> {
     }
 
     /// How many IDs are dated before the layout's platform began; `None`
-    /// for a layout with no [`Platform`](crate::Platform).
+    /// for a layout with no [`Platform`](snowflake::Platform).
     pub fn before_platform(&self) -> Option<u64> {
         self.before_platform
     }
@@ -505,7 +503,7 @@ impl<'a> AuditReport<'a> {
     ///
     /// ```
     /// let twitter = snowflake::Layout::twitter();
-    /// assert!(snowflake::Audit::new(&twitter, 0).finish().is_clean());
+    /// assert!(snowflake_ops::Audit::new(&twitter, 0).finish().is_clean());
     /// ```
     pub fn is_clean(&self) -> bool {
         self.extra_copies() == 0
@@ -518,10 +516,10 @@ impl<'a> AuditReport<'a> {
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{AuditReport, Duplicate, NodeReport};
-    use crate::id::Id;
-    use crate::time::UnixMillis;
     use alloc::string::ToString;
     use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
+    use snowflake::Id;
+    use snowflake::UnixMillis;
 
     /// An ID with its time: `{"id","time_ms","time"}`.
     struct Dated<'r>(&'r AuditReport<'r>, Id);

@@ -1,29 +1,29 @@
-//! A layout judged against [`Needs`]: how much headroom it leaves on time,
+//! A layout judged against [`Requirements`]: how much headroom it leaves on time,
 //! nodes and rate, and every way it falls short, in words.
 
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::layout::Layout;
-use crate::lifetime::{TimeLeft, write_span};
-use crate::needs::Needs;
-use crate::time::UnixMillis;
+use snowflake::{Layout, TimeLeft, UnixMillis};
 
-/// One way a layout falls short of [`Needs`]. Each displays as a sentence
+use crate::requirements::Requirements;
+
+/// One way a layout falls short of [`Requirements`]. Each displays as a sentence
 /// that says what happens and when.
 ///
 /// ```
-/// use snowflake::{Layout, Needs, Shortfall};
+/// use snowflake::Layout;
+/// use snowflake_ops::{Gap, Requirements};
 ///
-/// let needs = Needs::new(1000, 2048, 10, 1735689600000)?;
+/// let needs = Requirements::new(1000, 2048, 10, 1735689600000)?;
 /// let fit = needs.check(&Layout::twitter());
-/// assert!(matches!(fit.shortfalls(), [Shortfall::Nodes { capacity: 1024, needed: 2048 }]));
-/// assert_eq!(fit.shortfalls()[0].to_string(), "it addresses 1024 nodes, fewer than the 2048 asked for");
-/// # Ok::<(), snowflake::Error>(())
+/// assert!(matches!(fit.gaps(), [Gap::Nodes { capacity: 1024, needed: 2048 }]));
+/// assert_eq!(fit.gaps()[0].to_string(), "it addresses 1024 nodes, fewer than the 2048 asked for");
+/// # Ok::<(), snowflake_ops::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum Shortfall {
+pub enum Gap {
     /// The time field runs out before the lifetime ends.
     Lifetime {
         /// The first millisecond the time field cannot hold.
@@ -73,22 +73,22 @@ pub enum Shortfall {
     },
 }
 
-impl Shortfall {
+impl Gap {
     /// A short name for the kind, as the JSON form writes it: `lifetime`,
     /// `epoch`, `nodes`, `rate`, `no_sequence`, `js_safe`, `negative`.
     ///
     /// ```
-    /// assert_eq!(snowflake::Shortfall::NoSequence.kind(), "no_sequence");
+    /// assert_eq!(snowflake_ops::Gap::NoSequence.kind(), "no_sequence");
     /// ```
     pub const fn kind(&self) -> &'static str {
         match self {
-            Shortfall::Lifetime { .. } => "lifetime",
-            Shortfall::StartsBeforeEpoch { .. } => "epoch",
-            Shortfall::Nodes { .. } => "nodes",
-            Shortfall::Rate { .. } => "rate",
-            Shortfall::NoSequence => "no_sequence",
-            Shortfall::NotJsSafe { .. } => "js_safe",
-            Shortfall::TurnsNegative { .. } => "negative",
+            Gap::Lifetime { .. } => "lifetime",
+            Gap::StartsBeforeEpoch { .. } => "epoch",
+            Gap::Nodes { .. } => "nodes",
+            Gap::Rate { .. } => "rate",
+            Gap::NoSequence => "no_sequence",
+            Gap::NotJsSafe { .. } => "js_safe",
+            Gap::TurnsNegative { .. } => "negative",
         }
     }
 }
@@ -98,10 +98,10 @@ fn per_sec_floor(per_tick: u64, tick_ms: u64) -> u128 {
     u128::from(per_tick) * 1000 / u128::from(tick_ms)
 }
 
-impl fmt::Display for Shortfall {
+impl fmt::Display for Gap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Shortfall::Lifetime {
+            Gap::Lifetime {
                 runs_out_ms,
                 from_ms,
                 until_ms,
@@ -115,27 +115,29 @@ impl fmt::Display for Shortfall {
                 if runs_out_ms <= from_ms {
                     write!(f, "before the lifetime starts ({})", UnixMillis(from_ms))
                 } else {
-                    write_span(f, runs_out_ms.abs_diff(from_ms))?;
+                    // How long it lasts from the start, in the words of the
+                    // time a layout has left.
                     write!(
                         f,
-                        " into the {years} years asked for (until {})",
+                        "{} into the {years} years asked for (until {})",
+                        TimeLeft::new(from_ms, runs_out_ms),
                         UnixMillis(until_ms)
                     )
                 }
             }
-            Shortfall::StartsBeforeEpoch { epoch_ms, from_ms } => write!(
+            Gap::StartsBeforeEpoch { epoch_ms, from_ms } => write!(
                 f,
                 "its epoch, {}, is after the start of the lifetime, {}; it cannot issue IDs \
                  dated before its epoch",
                 UnixMillis(epoch_ms),
                 UnixMillis(from_ms)
             ),
-            Shortfall::Nodes { capacity, needed } => write!(
+            Gap::Nodes { capacity, needed } => write!(
                 f,
                 "it addresses {capacity} node{}, fewer than the {needed} asked for",
                 if capacity == 1 { "" } else { "s" }
             ),
-            Shortfall::Rate {
+            Gap::Rate {
                 per_tick,
                 tick_ms,
                 needed_per_sec,
@@ -145,15 +147,15 @@ impl fmt::Display for Shortfall {
                  than the {needed_per_sec} asked for",
                 per_sec_floor(per_tick, tick_ms)
             ),
-            Shortfall::NoSequence => f.write_str(
+            Gap::NoSequence => f.write_str(
                 "it has no sequence field, so no generator can issue its IDs (name one field \
                  \"sequence\")",
             ),
-            Shortfall::NotJsSafe { bits } => write!(
+            Gap::NotJsSafe { bits } => write!(
                 f,
                 "its IDs take {bits} bits, more than the 53 a JavaScript number holds exactly"
             ),
-            Shortfall::TurnsNegative { at_ms } => write!(
+            Gap::TurnsNegative { at_ms } => write!(
                 f,
                 "its IDs use all 64 bits and turn negative as signed 64-bit integers (a Java \
                  long, an SQL bigint) from {}, within the lifetime asked for",
@@ -163,59 +165,61 @@ impl fmt::Display for Shortfall {
     }
 }
 
-/// A layout judged against [`Needs`]: its headroom on each and its
-/// [`Shortfall`]s. Made by [`Needs::check`], and by [`Needs::plan`] for the
+/// A layout judged against [`Requirements`]: its headroom on each and its
+/// [`Gap`]s. Made by [`Requirements::check`], and by [`Requirements::plan`] for the
 /// layout it proposes.
 ///
 /// Headroom is capacity over need: 2.0 means twice what was asked for,
 /// below 1.0 means short.
 ///
 /// ```
-/// use snowflake::{Layout, Needs};
+/// use snowflake::Layout;
+/// use snowflake_ops::Requirements;
 ///
 /// // Twitter's layout for 1,000 IDs a second on 16 nodes for 50 years from 2025.
-/// let fit = Needs::new(1000, 16, 50, 1735689600000)?.check(&Layout::twitter());
+/// let fit = Requirements::new(1000, 16, 50, 1735689600000)?.check(&Layout::twitter());
 /// assert!(fit.fits());
 /// assert_eq!(fit.node_headroom(), 64.0);
 /// assert_eq!(fit.rate_per_sec(), Some(4_096_000.0));
 /// assert_eq!(fit.rate_headroom(), Some(4096.0));
 /// assert_eq!(fit.lifetime().to_string(), "55.5 years");
-/// # Ok::<(), snowflake::Error>(())
+/// # Ok::<(), snowflake_ops::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fit {
+pub struct Assessment {
     layout: Layout,
-    needs: Needs,
-    shortfalls: Vec<Shortfall>,
+    requirements: Requirements,
+    gaps: Vec<Gap>,
 }
 
-impl Needs {
+impl Requirements {
     /// Judges an existing layout, with its own epoch and tick, against
-    /// these needs; the needs' tick is not used.
+    /// these requirements; their tick is not used.
     ///
     /// ```
-    /// use snowflake::{Layout, Needs, UnixMillis};
+    /// use snowflake::Layout;
+    /// use snowflake_ops::Requirements;
     ///
     /// // Baidu uid-generator's default layout: 28 bits of seconds since 2016-05-20.
     /// let baidu = Layout::parse("time:28,worker:22,sequence:13")?
     ///     .with_tick_ms(1000)?
     ///     .with_epoch_ms(1463702400000)?;
-    /// let needs = Needs::new(8192, 1 << 22, 10, 1463702400000)?;
+    /// let needs = Requirements::new(8192, 1 << 22, 10, 1463702400000)?;
     /// let fit = needs.check(&baidu);
     /// assert!(!fit.fits());
-    /// assert_eq!(fit.shortfalls()[0].to_string(), "the time field runs out at \
+    /// assert_eq!(fit.gaps()[0].to_string(), "the time field runs out at \
     ///     2024-11-20T21:24:16.000Z, 8.5 years into the 10 years asked for (until 2026-05-20T00:00:00.000Z)");
-    /// # Ok::<(), snowflake::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn check(&self, layout: &Layout) -> Fit {
-        let mut shortfalls = Vec::new();
+    pub fn check(&self, layout: &Layout) -> Assessment {
+        let mut gaps = Vec::new();
         let needs = *self;
         if layout.sequence().is_none() {
-            shortfalls.push(Shortfall::NoSequence);
+            gaps.push(Gap::NoSequence);
         }
         let runs_out_ms = layout.runs_out_ms();
         if runs_out_ms < needs.until_ms() {
-            shortfalls.push(Shortfall::Lifetime {
+            gaps.push(Gap::Lifetime {
                 runs_out_ms,
                 from_ms: needs.from_ms(),
                 until_ms: needs.until_ms(),
@@ -223,14 +227,14 @@ impl Needs {
             });
         }
         if layout.epoch_ms() > needs.from_ms() {
-            shortfalls.push(Shortfall::StartsBeforeEpoch {
+            gaps.push(Gap::StartsBeforeEpoch {
                 epoch_ms: layout.epoch_ms(),
                 from_ms: needs.from_ms(),
             });
         }
         let capacity = layout.node_count();
         if capacity < u128::from(needs.nodes()) {
-            shortfalls.push(Shortfall::Nodes {
+            gaps.push(Gap::Nodes {
                 capacity,
                 needed: needs.nodes(),
             });
@@ -240,7 +244,7 @@ impl Needs {
             let have = u128::from(per_tick) * 1000;
             let want = u128::from(needs.rate_per_sec()) * u128::from(layout.tick_ms());
             if have < want {
-                shortfalls.push(Shortfall::Rate {
+                gaps.push(Gap::Rate {
                     per_tick,
                     tick_ms: layout.tick_ms(),
                     needed_per_sec: needs.rate_per_sec(),
@@ -248,7 +252,7 @@ impl Needs {
             }
         }
         if needs.js_safe() && !layout.is_js_safe() {
-            shortfalls.push(Shortfall::NotJsSafe {
+            gaps.push(Gap::NotJsSafe {
                 bits: layout.bits(),
             });
         }
@@ -256,60 +260,64 @@ impl Needs {
             // The top bit is the time field's: set from half its range on.
             let at_ms = layout.timestamp_ms(1 << (layout.time_bits() - 1));
             if at_ms < needs.until_ms() {
-                shortfalls.push(Shortfall::TurnsNegative { at_ms });
+                gaps.push(Gap::TurnsNegative { at_ms });
             }
         }
-        Fit {
+        Assessment {
             layout: layout.clone(),
-            needs,
-            shortfalls,
+            requirements: needs,
+            gaps,
         }
     }
 }
 
-impl Fit {
+impl Assessment {
     /// The layout judged.
     ///
     /// ```
-    /// use snowflake::{Layout, Needs};
+    /// use snowflake::Layout;
+    /// use snowflake_ops::Requirements;
     ///
-    /// let fit = Needs::new(1, 1, 1, 1735689600000)?.check(&Layout::discord());
+    /// let fit = Requirements::new(1, 1, 1, 1735689600000)?.check(&Layout::discord());
     /// assert_eq!(fit.layout(), &Layout::discord());
-    /// # Ok::<(), snowflake::Error>(())
+    /// # Ok::<(), snowflake_ops::Error>(())
     /// ```
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
 
-    /// The needs it was judged against.
-    pub fn needs(&self) -> &Needs {
-        &self.needs
+    /// The requirements it was judged against.
+    pub fn requirements(&self) -> &Requirements {
+        &self.requirements
     }
 
     /// Whether it meets every need.
     pub fn fits(&self) -> bool {
-        self.shortfalls.is_empty()
+        self.gaps.is_empty()
     }
 
     /// Every way it falls short, most serious first; empty when it fits.
-    pub fn shortfalls(&self) -> &[Shortfall] {
-        &self.shortfalls
+    pub fn gaps(&self) -> &[Gap] {
+        &self.gaps
     }
 
     /// How long the time field lasts from the start of the lifetime.
     pub fn lifetime(&self) -> TimeLeft {
-        self.layout.time_left(self.needs.from_ms())
+        self.layout.time_left(self.requirements.from_ms())
     }
 
     /// The lifetime over the one asked for: 2.0 lasts twice as long.
     pub fn time_headroom(&self) -> f64 {
-        let asked = self.needs.until_ms().abs_diff(self.needs.from_ms());
+        let asked = self
+            .requirements
+            .until_ms()
+            .abs_diff(self.requirements.from_ms());
         self.lifetime().ms() as f64 / asked as f64
     }
 
     /// The nodes addressed over the nodes asked for.
     pub fn node_headroom(&self) -> f64 {
-        self.layout.node_count() as f64 / self.needs.nodes() as f64
+        self.layout.node_count() as f64 / self.requirements.nodes() as f64
     }
 
     /// The most IDs a second one node can issue; `None` without a sequence.
@@ -322,22 +330,22 @@ impl Fit {
     /// The rate a node can issue over the peak asked for.
     pub fn rate_headroom(&self) -> Option<f64> {
         self.rate_per_sec()
-            .map(|r| r / self.needs.rate_per_sec() as f64)
+            .map(|r| r / self.requirements.rate_per_sec() as f64)
     }
 }
 
 #[cfg(feature = "serde")]
 pub(crate) mod serde_impl {
-    use super::{Fit, Shortfall};
-    use crate::needs::Needs;
-    use crate::time::UnixMillis;
+    use super::{Assessment, Gap};
+    use crate::requirements::Requirements;
     use alloc::string::ToString;
     use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
+    use snowflake::UnixMillis;
 
     /// `{"rate_per_sec","nodes","years","from_ms","from","until_ms","until","tick_ms","width","js_safe"}`.
-    impl Serialize for Needs {
+    impl Serialize for Requirements {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Needs", 10)?;
+            let mut s = serializer.serialize_struct("Requirements", 10)?;
             s.serialize_field("rate_per_sec", &self.rate_per_sec())?;
             s.serialize_field("nodes", &self.nodes())?;
             s.serialize_field("years", &self.years())?;
@@ -353,9 +361,9 @@ pub(crate) mod serde_impl {
     }
 
     /// `{"kind","message"}`.
-    impl Serialize for Shortfall {
+    impl Serialize for Gap {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Shortfall", 2)?;
+            let mut s = serializer.serialize_struct("Gap", 2)?;
             s.serialize_field("kind", self.kind())?;
             s.serialize_field("message", &self.to_string())?;
             s.end()
@@ -379,8 +387,9 @@ pub(crate) mod serde_impl {
         }
     }
 
-    /// Writes a fit's entries into a map that may hold more (the plan's).
-    pub(crate) fn entries<M: SerializeMap>(map: &mut M, fit: &Fit) -> Result<(), M::Error> {
+    /// Writes an assessment's entries into a map that may hold more (the
+    /// proposal's).
+    pub(crate) fn entries<M: SerializeMap>(map: &mut M, fit: &Assessment) -> Result<(), M::Error> {
         let layout = fit.layout();
         let lifetime = fit.lifetime();
         map.serialize_entry("layout", &layout.spec())?;
@@ -394,10 +403,10 @@ pub(crate) mod serde_impl {
         map.serialize_entry("bits", &layout.bits())?;
         map.serialize_entry("js_safe", &layout.is_js_safe())?;
         map.serialize_entry("fits", &fit.fits())?;
-        let years = fit.needs().years();
+        let years = fit.requirements().years();
         let rate = fit.rate_per_sec().map(|capacity| Room {
             capacity,
-            needed: fit.needs().rate_per_sec() as f64,
+            needed: fit.requirements().rate_per_sec() as f64,
             headroom: fit.rate_headroom().unwrap_or(0.0),
         });
         let headroom = [
@@ -413,14 +422,14 @@ pub(crate) mod serde_impl {
                 "nodes",
                 Some(Room {
                     capacity: layout.node_count() as f64,
-                    needed: fit.needs().nodes() as f64,
+                    needed: fit.requirements().nodes() as f64,
                     headroom: fit.node_headroom(),
                 }),
             ),
             ("rate_per_sec", rate),
         ];
         map.serialize_entry("headroom", &Headroom(headroom))?;
-        map.serialize_entry("shortfalls", fit.shortfalls())
+        map.serialize_entry("shortfalls", fit.gaps())
     }
 
     struct Headroom([(&'static str, Option<Room>); 3]);
@@ -435,12 +444,13 @@ pub(crate) mod serde_impl {
         }
     }
 
-    /// A fit's entries and `"needs"`: what `snowflake plan --layout` prints.
-    impl Serialize for Fit {
+    /// An assessment's entries and `"needs"` (the requirements): what
+    /// `snowflake plan --layout` prints.
+    impl Serialize for Assessment {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut map = serializer.serialize_map(None)?;
             entries(&mut map, self)?;
-            map.serialize_entry("needs", self.needs())?;
+            map.serialize_entry("needs", self.requirements())?;
             map.end()
         }
     }
@@ -473,10 +483,10 @@ mod tests {
             "2024-11-20T21:24:16.000Z"
         );
         // Its own needs: 8,192 IDs a second (13 bits a second), 2^22 workers.
-        let needs = Needs::new(8192, 1 << 22, 10, 1463702400000).unwrap();
+        let needs = Requirements::new(8192, 1 << 22, 10, 1463702400000).unwrap();
         let fit = needs.check(&baidu);
-        assert_eq!(fit.shortfalls().len(), 1, "{:?}", fit.shortfalls());
-        assert_eq!(fit.shortfalls()[0].kind(), "lifetime");
+        assert_eq!(fit.gaps().len(), 1, "{:?}", fit.gaps());
+        assert_eq!(fit.gaps()[0].kind(), "lifetime");
         assert_eq!(fit.node_headroom(), 1.0);
         assert_eq!(fit.rate_headroom(), Some(1.0));
         // 3106 days + 77056 s of the 3652 days asked for.
@@ -485,16 +495,18 @@ mod tests {
         // Seen today, it has run out.
         assert!(baidu.time_left(JAN_2025).is_exhausted());
         // One more second's worth of rate, and it falls short on that too.
-        let fit = Needs::new(8193, 1, 1, JAN_2025).unwrap().check(&baidu);
-        let kinds: Vec<&str> = fit.shortfalls().iter().map(Shortfall::kind).collect();
+        let fit = Requirements::new(8193, 1, 1, JAN_2025)
+            .unwrap()
+            .check(&baidu);
+        let kinds: Vec<&str> = fit.gaps().iter().map(Gap::kind).collect();
         assert_eq!(kinds, ["lifetime", "rate"]);
         assert_eq!(
-            fit.shortfalls()[0].to_string(),
+            fit.gaps()[0].to_string(),
             "the time field runs out at 2024-11-20T21:24:16.000Z, before the lifetime starts \
              (2025-01-01T00:00:00.000Z)"
         );
         assert_eq!(
-            fit.shortfalls()[1].to_string(),
+            fit.gaps()[1].to_string(),
             "a node issues at most 8192 IDs per 1000 ms tick, 8192 a second, fewer than the 8193 \
              asked for"
         );
@@ -502,55 +514,57 @@ mod tests {
 
     #[test]
     fn a_fitting_layout_has_no_shortfall_and_its_headroom() {
-        let needs = Needs::new(4_096_000, 1024, 55, JAN_2025).unwrap();
+        let needs = Requirements::new(4_096_000, 1024, 55, JAN_2025).unwrap();
         let fit = needs.check(&Layout::twitter());
-        assert!(fit.fits(), "{:?}", fit.shortfalls());
+        assert!(fit.fits(), "{:?}", fit.gaps());
         assert_eq!(fit.rate_headroom(), Some(1.0));
         assert_eq!(fit.node_headroom(), 1.0);
         assert!(fit.time_headroom() > 1.0 && fit.time_headroom() < 1.01);
         // A year more than it has.
-        let fit = Needs::new(1, 1, 56, JAN_2025)
+        let fit = Requirements::new(1, 1, 56, JAN_2025)
             .unwrap()
             .check(&Layout::twitter());
-        assert_eq!(fit.shortfalls()[0].kind(), "lifetime");
+        assert_eq!(fit.gaps()[0].kind(), "lifetime");
         assert!(fit.time_headroom() < 1.0);
     }
 
     #[test]
     fn every_other_shortfall_is_found_and_worded() {
-        let needs = Needs::new(1, 2, 10, JAN_2025).unwrap().with_js_safe(true);
+        let needs = Requirements::new(1, 2, 10, JAN_2025)
+            .unwrap()
+            .with_js_safe(true);
         let no_seq = Layout::parse("time:41,node:22")
             .unwrap()
             .with_epoch_ms(JAN_2025 + 1)
             .unwrap();
         let fit = needs.check(&no_seq);
-        let kinds: Vec<&str> = fit.shortfalls().iter().map(Shortfall::kind).collect();
+        let kinds: Vec<&str> = fit.gaps().iter().map(Gap::kind).collect();
         assert_eq!(kinds, ["no_sequence", "epoch", "js_safe"]);
         assert_eq!(fit.rate_per_sec(), None);
         assert_eq!(
-            fit.shortfalls()[2].to_string(),
+            fit.gaps()[2].to_string(),
             "its IDs take 63 bits, more than the 53 a JavaScript number holds exactly"
         );
-        assert!(fit.shortfalls()[1].to_string().starts_with(
+        assert!(fit.gaps()[1].to_string().starts_with(
             "its epoch, 2025-01-01T00:00:00.001Z, is after the start of the lifetime, \
              2025-01-01T00:00:00.000Z"
         ));
         let one_node = Layout::parse("time:48,sequence:15").unwrap();
         let fit = needs.check(&one_node);
         assert_eq!(
-            fit.shortfalls()[0].to_string(),
+            fit.gaps()[0].to_string(),
             "it addresses 1 node, fewer than the 2 asked for"
         );
         // Discord's 64 bits: its IDs pass 2^63 at half the time field,
         // 2^41 ms after 2015-01-01.
-        let needs = Needs::new(1, 1, 60, JAN_2025).unwrap();
+        let needs = Requirements::new(1, 1, 60, JAN_2025).unwrap();
         let fit = needs.check(&Layout::discord());
-        assert_eq!(fit.shortfalls().len(), 1);
+        assert_eq!(fit.gaps().len(), 1);
         let at = 1420070400000 + (1i64 << 41);
-        assert_eq!(fit.shortfalls()[0], Shortfall::TurnsNegative { at_ms: at });
+        assert_eq!(fit.gaps()[0], Gap::TurnsNegative { at_ms: at });
         assert_eq!(UnixMillis(at).to_string(), "2084-09-06T15:47:35.552Z");
         assert!(
-            Needs::new(1, 1, 59, JAN_2025)
+            Requirements::new(1, 1, 59, JAN_2025)
                 .unwrap()
                 .check(&Layout::discord())
                 .fits()
