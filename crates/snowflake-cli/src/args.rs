@@ -10,7 +10,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, Parser, Subcommand};
 use snowflake::{Error, Layout, TextForm};
 
-use snowflake_server::input::{parse_time, resolve_layout};
+use snowflake_io::{parse_time, resolve_layout};
 
 /// Compose, decode and generate Snowflake IDs.
 #[derive(Debug, Parser)]

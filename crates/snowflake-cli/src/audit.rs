@@ -14,9 +14,8 @@ use std::path::Path;
 
 use serde::Serialize;
 use snowflake::{Clock, Error, Id, Readings, TextForm, UnixMillis};
+use snowflake_io::{BadRecord, Tokens, all_layouts};
 use snowflake_ops::{Audit, AuditReport};
-use snowflake_server::bulk::{BadRecord, Tokens};
-use snowflake_server::input::all_layouts;
 
 use crate::args::AuditArgs;
 use crate::failure::Failure;

@@ -10,8 +10,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use snowflake::{Clock, Error, Id, Layout, Readings, SystemClock, TextForm};
-use snowflake_server::bulk::{self, Format, Records, Tokens};
-use snowflake_server::input::all_layouts;
+use snowflake_io::{Format, Records, Tokens, all_layouts, decode_stream};
 
 use crate::args::DecodeArgs;
 use crate::failure::Failure;
@@ -154,7 +153,7 @@ fn records(
 ) -> Result<u64, Failure> {
     // Records buffer their output themselves.
     let mut records = Records::new(io::stdout().lock(), layout, format, output)?;
-    let counts = bulk::decode_stream(input, form, None, &mut records, |_, _, _| Ok(()))
+    let counts = decode_stream(input, form, None, &mut records, |_, _, _| Ok(()))
         .map_err(io::Error::from)?;
     drop(records.finish()?);
     Ok(counts.bad)

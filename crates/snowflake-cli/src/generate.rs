@@ -9,7 +9,7 @@ use snowflake_store::FileMarkStore;
 
 use crate::args::GenerateArgs;
 use crate::failure::Failure;
-use snowflake_server::input::parse_fields;
+use snowflake_io::parse_fields;
 
 /// Below this many IDs a run is over too soon for a progress bar to help.
 const PROGRESS_FROM: u64 = 1_000_000;

@@ -31,7 +31,7 @@ use snowflake::{Clock, SystemClock};
 use args::{Cli, ClusterCommand, Command, MaskKeyCommand};
 use failure::Failure;
 use output::{emit, json_line, report};
-use snowflake_server::input::{self, parse_fields};
+use snowflake_io::parse_fields;
 
 fn main() -> ExitCode {
     // The matches are kept beside what they parse into: `serve` says where
@@ -93,7 +93,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), Failure> {
         Command::Compose(args) => {
             let layout = args.layout.resolve()?;
             let timestamp = match &args.timestamp {
-                Some(text) => input::parse_time("timestamp", text)?,
+                Some(text) => snowflake_io::parse_time("timestamp", text)?,
                 None => SystemClock.now_ms(),
             };
             let pairs = args.fields.pairs(args.sequence.as_deref());

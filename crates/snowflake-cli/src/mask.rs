@@ -13,8 +13,8 @@
 use std::io::{self, BufRead, Write};
 
 use snowflake::{Error, Id, Layout, TextForm};
+use snowflake_io::{Format, Records, Tokens};
 use snowflake_mask::{KeyFile, Masker};
-use snowflake_server::bulk::{Format, Records, Tokens};
 
 use crate::args::{KeyFileArgs, LayoutArgs, MaskArgs, MaskKeyNewArgs, UnmaskArgs};
 use crate::decode::{BUFFER, from_stdin};

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 
 use snowflake::{Clock, Error, UnixMillis};
+use snowflake_io::{parse_time, resolve_layout};
 use snowflake_ops::{Assessment, Proposal, Requirements};
-use snowflake_server::input::{parse_time, resolve_layout};
 
 use crate::args::PlanArgs;
 use crate::failure::Failure;

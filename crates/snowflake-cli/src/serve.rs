@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snowflake::{Clock, Error, Generator, Layout, SystemClock};
-use snowflake_server::input::parse_fields;
+use snowflake_io::parse_fields;
 use snowflake_server::{Config, IdSource, Standalone};
 use snowflake_store::FileMarkStore;
 

@@ -1,7 +1,7 @@
 //! `POST /api/v1/decode`: up to [`MAX_BULK`] IDs in one request, as a JSON
 //! array of strings or a text body of IDs separated by whitespace, answered
 //! as JSON, NDJSON or CSV by `Accept`. The records are the ones `snowflake
-//! decode -` writes, from the same code in [`crate::bulk`].
+//! decode -` writes, from the same code in `snowflake_io`.
 
 use std::sync::Arc;
 
@@ -13,10 +13,10 @@ use tokio::time::Instant;
 
 use super::Routes;
 use super::params::{QueryParams, layout_of, only, text_form};
-use crate::bulk::{Decoder, Format, Records, StreamError, Tokens};
 use crate::chunks::{self, ChunkSender, Room};
 use crate::issue::Limits;
 use crate::problem::Problem;
+use snowflake_io::{Decoder, Format, Records, StreamError, Tokens};
 
 /// The most IDs one request may hold.
 pub const MAX_BULK: u64 = 10_000;

@@ -9,8 +9,8 @@ use axum::extract::{FromRequestParts, Query};
 use axum::http::request::Parts;
 use snowflake::{Layout, TextForm};
 
-use crate::input::resolve_layout;
 use crate::problem::Problem;
+use snowflake_io::resolve_layout;
 
 /// Parameters by name.
 pub type Params = BTreeMap<String, String>;

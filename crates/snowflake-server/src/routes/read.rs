@@ -13,9 +13,9 @@ use snowflake::{Clock, Id, Layout, Readings};
 
 use super::Routes;
 use super::params::{QueryParams, layout_of, only, text_form};
-use crate::input::{all_layouts, parse_time};
 use crate::problem::Problem;
 use crate::state::AppState;
+use snowflake_io::{all_layouts, parse_time};
 
 /// Parameters that are not field values.
 const RESERVED: [&str; 4] = ["layout", "epoch", "tick_ms", "timestamp"];

@@ -113,7 +113,7 @@ pub struct BadRecordSchema {
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 #[schema(as = BulkItem)]
-// Only its schema is used: the records are written by `crate::bulk`.
+// Only its schema is used: the records are written by `snowflake_io`.
 #[allow(dead_code)]
 pub enum BulkItemSchema {
     /// The ID decoded.

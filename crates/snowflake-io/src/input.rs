@@ -6,7 +6,7 @@ use snowflake::{Error, Layout};
 /// A time given as Unix milliseconds or as an RFC 3339 date.
 ///
 /// ```
-/// use snowflake_server::input::parse_time;
+/// use snowflake_io::parse_time;
 ///
 /// assert_eq!(parse_time("from", "2010-11-04T01:42:55.657Z")?, 1288834975657);
 /// assert_eq!(parse_time("from", "1288834975657")?, 1288834975657);
@@ -27,7 +27,7 @@ pub fn parse_time(field: &'static str, text: &str) -> Result<i64, Error> {
 /// and tick overridden where given.
 ///
 /// ```
-/// use snowflake_server::input::resolve_layout;
+/// use snowflake_io::resolve_layout;
 ///
 /// let baidu = resolve_layout("time:29,worker:21,sequence:13", Some("1474300800000"), Some("1000"))?;
 /// assert_eq!(baidu.tick_ms(), 1000);
@@ -58,7 +58,7 @@ pub fn resolve_layout(
 /// Field values by name, each checked against the layout.
 ///
 /// ```
-/// use snowflake_server::input::parse_fields;
+/// use snowflake_io::parse_fields;
 ///
 /// let twitter = snowflake::Layout::twitter();
 /// assert_eq!(parse_fields(&twitter, &[("machine", "7")])?, [("machine", 7)]);
@@ -80,7 +80,7 @@ pub fn parse_fields<'a>(
 /// is refused rather than ignored.
 ///
 /// ```
-/// use snowflake_server::input::all_layouts;
+/// use snowflake_io::all_layouts;
 ///
 /// assert!(all_layouts("all", None, None)?);
 /// assert!(!all_layouts("discord", Some("0"), None)?);
