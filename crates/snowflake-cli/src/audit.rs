@@ -21,6 +21,7 @@ use crate::args::AuditArgs;
 use crate::failure::Failure;
 use crate::output::{emit, json_line, report};
 use crate::render::table;
+use crate::usage::UsageError;
 
 /// Read through buffers this large, as `decode -` reads.
 const BUFFER: usize = 1 << 16;
@@ -74,7 +75,7 @@ impl Reading<'_> {
 pub fn run(args: &AuditArgs, clock: &dyn Clock) -> Result<(), Failure> {
     let l = &args.layout;
     if all_layouts(&l.layout, l.epoch.as_deref(), l.tick_ms.as_deref())? {
-        return Err(Failure::Usage(Error::invalid_value(
+        return Err(Failure::Argument(UsageError::new(
             "layout",
             "all",
             "an audit reads its IDs under one layout; name it",
@@ -86,14 +87,14 @@ pub fn run(args: &AuditArgs, clock: &dyn Clock) -> Result<(), Failure> {
     let stdin = io::stdin();
     let from_stdin = args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));
     if args.files.is_empty() && stdin.is_terminal() {
-        return Err(Failure::Usage(Error::invalid_value(
+        return Err(Failure::Argument(UsageError::new(
             "file",
             "(none)",
             "give files of IDs, or pipe them in: snowflake audit < ids.txt",
         )));
     }
     if from_stdin && args.files.len() > 1 {
-        return Err(Failure::Usage(Error::invalid_value(
+        return Err(Failure::Argument(UsageError::new(
             "file",
             "-",
             "- reads IDs from stdin and comes alone, without files",

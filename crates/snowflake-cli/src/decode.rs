@@ -9,13 +9,14 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 
-use snowflake::{Clock, Error, Id, Layout, Readings, SystemClock, TextForm};
+use snowflake::{Clock, Id, Layout, Readings, SystemClock, TextForm};
 use snowflake_io::{Format, Records, Tokens, all_layouts, decode_stream};
 
 use crate::args::DecodeArgs;
 use crate::failure::Failure;
 use crate::output::{emit, json_line, report};
 use crate::render;
+use crate::usage::UsageError;
 
 /// Large enough that reading and writing cost a system call per few
 /// thousand IDs.
@@ -63,14 +64,14 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
 /// the arguments.
 pub fn from_stdin(ids: &[String]) -> Result<bool, Failure> {
     match ids {
-        [] if io::stdin().is_terminal() => Err(Failure::Usage(Error::invalid_value(
+        [] if io::stdin().is_terminal() => Err(Failure::Argument(UsageError::new(
             "id",
             "(none)",
             "give IDs as arguments, or - to read them from stdin",
         ))),
         [] => Ok(true),
         [one] if one == "-" => Ok(true),
-        ids if ids.iter().any(|id| id == "-") => Err(Failure::Usage(Error::invalid_value(
+        ids if ids.iter().any(|id| id == "-") => Err(Failure::Argument(UsageError::new(
             "id",
             "-",
             "- reads IDs from stdin and comes alone, without other IDs",
@@ -82,7 +83,7 @@ pub fn from_stdin(ids: &[String]) -> Result<bool, Failure> {
 /// `--layout all`: each ID given read under every preset, judged against
 /// the system clock's now.
 fn every_preset(args: &DecodeArgs, form: Option<TextForm>) -> Result<(), Failure> {
-    let refuse = |allowed| Failure::Usage(Error::invalid_value("layout", "all", allowed));
+    let refuse = |allowed| Failure::Argument(UsageError::new("layout", "all", allowed));
     if args.ids.is_empty() || args.ids.iter().any(|id| id == "-") {
         return Err(refuse(
             "all reads IDs given as arguments; a stream takes one layout",

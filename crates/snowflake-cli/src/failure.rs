@@ -4,12 +4,18 @@ use std::io;
 
 use snowflake::{Error, ErrorKind};
 
+use crate::usage::UsageError;
+
 /// Why a command failed: bad input (2), unsupported here (2), refused (2),
 /// or the work itself (1).
 #[derive(Debug)]
 pub enum Failure {
-    /// Bad input: exit status 2.
+    /// Bad input the core refused (a value out of range, an unknown
+    /// layout): exit status 2.
     Usage(Error),
+    /// An argument the command itself refuses (how its inputs combine, a
+    /// URL it cannot check): exit status 2.
+    Argument(UsageError),
     /// Requirements the planner cannot plan for (`plan --rate 0`): exit
     /// status 2.
     Requirements(snowflake_ops::Error),
@@ -35,6 +41,12 @@ impl From<Error> for Failure {
             ErrorKind::InvalidInput => Failure::Usage(err),
             _ => Failure::Runtime(err.to_string()),
         }
+    }
+}
+
+impl From<UsageError> for Failure {
+    fn from(err: UsageError) -> Self {
+        Failure::Argument(err)
     }
 }
 

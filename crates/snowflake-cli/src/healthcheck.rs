@@ -12,11 +12,10 @@ use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use snowflake::Error;
-
 use crate::args::HealthcheckArgs;
 use crate::failure::Failure;
 use crate::output::emit;
+use crate::usage::UsageError;
 
 /// The checks a container runs: alive, and able to issue IDs.
 const DEFAULT_PATHS: [&str; 2] = ["/healthz", "/readyz"];
@@ -69,7 +68,7 @@ pub fn run(args: &HealthcheckArgs) -> Result<(), Failure> {
 
 /// A path on the service at `listen`, or a whole `http://` URL.
 fn target(text: &str, listen: SocketAddr) -> Result<Target, Failure> {
-    let refuse = |allowed| Failure::Usage(Error::invalid_value("url", text, allowed));
+    let refuse = |allowed| Failure::Argument(UsageError::new("url", text, allowed));
     if text.starts_with('/') {
         // A service on every address answers on loopback.
         let ip = match listen.ip() {
@@ -177,10 +176,10 @@ mod tests {
             ("readyz", "give a path such as /readyz"),
             ("http://", "give a path such as /readyz"),
         ] {
-            let Err(Failure::Usage(err)) = target(text, listen) else {
+            let Err(Failure::Argument(err)) = target(text, listen) else {
                 panic!("{text} was accepted");
             };
-            assert_eq!(err.field(), Some("url"));
+            assert_eq!(err.field(), "url");
             assert!(err.to_string().contains(why), "{text}: {err}");
         }
     }

@@ -22,6 +22,7 @@ mod plan;
 mod render;
 mod serve;
 mod sql;
+mod usage;
 
 use std::process::ExitCode;
 
@@ -45,14 +46,9 @@ fn main() -> ExitCode {
     };
     match run(cli, &matches) {
         Ok(()) | Err(Failure::PipeClosed) => ExitCode::SUCCESS,
-        Err(Failure::Usage(err)) => {
-            report(&format!("error: {err}"));
-            ExitCode::from(2)
-        }
-        Err(Failure::Requirements(err)) => {
-            report(&format!("error: {err}"));
-            ExitCode::from(2)
-        }
+        Err(Failure::Usage(err)) => usage_error(&err),
+        Err(Failure::Argument(err)) => usage_error(&err),
+        Err(Failure::Requirements(err)) => usage_error(&err),
         Err(Failure::Unsupported(message))
         | Err(Failure::BadInput(message))
         | Err(Failure::Refused(message)) => {
@@ -64,6 +60,12 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A usage error, whoever refused it: one line on stderr, status 2.
+fn usage_error(err: &dyn std::fmt::Display) -> ExitCode {
+    report(&format!("error: {err}"));
+    ExitCode::from(2)
 }
 
 /// Help and version go to stdout with status 0; every usage error is one

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Clock, Error, Generator, Layout, SystemClock};
+use snowflake::{Clock, Generator, Layout, SystemClock};
 use snowflake_io::parse_fields;
 use snowflake_server::{Config, IdSource, Standalone};
 use snowflake_store::FileMarkStore;
@@ -14,6 +14,7 @@ use snowflake_store::FileMarkStore;
 use crate::args::{LogFormat, ServeArgs};
 use crate::failure::Failure;
 use crate::identity::Identity;
+use crate::usage::UsageError;
 
 /// `given`: the node values as `NodeArgs::given` reads them, each with the
 /// flag or variable it came from.
@@ -38,7 +39,7 @@ pub fn run(args: &ServeArgs, given: &[(&str, &str, String)]) -> Result<(), Failu
     if clustered {
         crate::cluster::available()?;
         if let Some(path) = &args.state_file {
-            return Err(Failure::Usage(Error::invalid_value(
+            return Err(Failure::Argument(UsageError::new(
                 "state_file",
                 &path.display().to_string(),
                 "with --etcd the mark lives in etcd; leave out --state-file",
