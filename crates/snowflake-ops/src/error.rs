@@ -19,6 +19,7 @@ use core::fmt;
 /// let err = snowflake_ops::Requirements::new(1, 0, 10, 0).unwrap_err();
 /// assert_eq!(err.field(), "nodes");
 /// assert_eq!(err.to_string(), "nodes 0 is not allowed; a plan is for at least 1 node");
+/// assert_eq!(format!("{err:?}"), "Error(nodes 0 is not allowed; a plan is for at least 1 node)");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Kind>);
@@ -71,10 +72,9 @@ impl fmt::Display for Error {
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Debug shows the message too, so `?` in a test or `main` reads well.
-        f.debug_tuple("Error")
-            .field(&format_args!("{self}"))
-            .finish()
+        // The message, as the core's error shows it, so that `?` in a test
+        // or `main` reads well.
+        write!(f, "Error({self})")
     }
 }
 
