@@ -234,24 +234,35 @@ fn cap_send_buffer(stream: &tokio::net::TcpStream) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// The signals that stop the service, registered as it is called, not when
+/// the future is first polled: the accept loop polls it only once it runs,
+/// and a SIGTERM before that would otherwise kill the process at once, with
+/// no requests finished and no mark written.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let signals = {
+        use tokio::signal::unix::{SignalKind, signal};
+        [SignalKind::terminate(), SignalKind::interrupt()].map(|kind| signal(kind).ok())
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let [terminate, interrupt] = signals;
+            let wait = |signal: Option<tokio::signal::unix::Signal>| async move {
+                match signal {
+                    Some(mut signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(terminate) => {},
+                () = wait(interrupt) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("signal received; finishing requests in flight");
     }
-    tracing::info!("signal received; finishing requests in flight");
 }
