@@ -565,10 +565,14 @@ fn postgres_several_generators_share_a_database() {
     // The same prefix in another schema is another generator: each
     // function keeps the schema it was installed in, whatever the caller's
     // search_path.
-    let other = Db::Postgres.at("gen_multi_other").fresh();
-    install(other, "gen_a", &["-f", "datacenter=0", "-f", "machine=3"]);
-    let out = Db::Postgres
-        .at("public")
+    let place = Db::Postgres.at("gen_multi");
+    install(
+        place.schema("gen_multi_other"),
+        "gen_a",
+        &["-f", "datacenter=0", "-f", "machine=3"],
+    );
+    let out = place
+        .schema("public")
         .one_row("SELECT gen_multi.gen_a_next_id(), gen_multi_other.gen_a_next_id();");
     let machines: Vec<u64> = out
         .iter()
