@@ -75,10 +75,7 @@ impl Load<'_> {
             (Way::Insert, true) => "I",
         };
         let statement = match way {
-            Way::Select => format!(
-                "SELECT {clock}, {}(), {clock}, '{mark}';",
-                self.function
-            ),
+            Way::Select => format!("SELECT {clock}, {}(), {clock}, '{mark}';", self.function),
             Way::Insert => format!(
                 "INSERT INTO {} (before_ms, id, client) VALUES ({clock}, DEFAULT, {client}) \
                  RETURNING before_ms, id, {clock}, '{mark}';",
@@ -118,7 +115,11 @@ impl Load<'_> {
     /// is told the layout, `node` the generator's node values.
     pub fn check(&self, taken: &[Vec<Taken>], layout: &[&str], node: &[(&str, u64)]) {
         let at_once = AtOnce::of(taken);
-        println!("{:?}, {} clients: {at_once}", self.place.db, self.clients);
+        // The report of how the clients ran, shown with --nocapture.
+        #[allow(clippy::print_stdout)]
+        {
+            println!("{:?}, {} clients: {at_once}", self.place.db, self.clients);
+        }
         assert_eq!(at_once.most, self.clients, "{at_once}");
         // A client that waits for its output to be read stops until the
         // clients before it are done: a pause of most of the run. A busy
@@ -247,11 +248,7 @@ pub fn decode(layout: &[&str], all: &[Taken]) -> String {
 /// The layout `snowflake decode` is told of with `args` (`--layout NAME`
 /// or a spec, and `--epoch`, `--tick-ms`), in the core.
 fn core_layout(args: &[&str]) -> Layout {
-    let value = |flag: &str| {
-        args.iter()
-            .position(|a| *a == flag)
-            .map(|i| args[i + 1])
-    };
+    let value = |flag: &str| args.iter().position(|a| *a == flag).map(|i| args[i + 1]);
     let name = value("--layout").expect("a --layout");
     let mut layout = Layout::preset(name).unwrap_or_else(|| Layout::parse(name).unwrap());
     if let Some(epoch) = value("--epoch") {

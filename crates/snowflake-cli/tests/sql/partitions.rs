@@ -154,14 +154,26 @@ fn check_edges(place: Place, table: &str, edges: &[Edge]) {
             ),
         };
         for (label, id, lands) in [
-            (format!("{} last before", edge.at), format!("pt_compose({before}, {last})"), edge.before),
-            (format!("{} first", edge.at), format!("pt_compose({at}, 0, 0, 0)"), edge.from),
+            (
+                format!("{} last before", edge.at),
+                format!("pt_compose({before}, {last})"),
+                edge.before,
+            ),
+            (
+                format!("{} first", edge.at),
+                format!("pt_compose({at}, 0, 0, 0)"),
+                edge.from,
+            ),
         ] {
             let insert = format!("INSERT INTO {table} (id, label) VALUES ({id}, '{label}');");
             let want = partition_name(db, table, lands);
             match (place.run(&insert), &want) {
                 (Ok(_), Some(want)) => {
-                    assert_eq!(&partition_of(place, table, &label), want, "the row of {label}");
+                    assert_eq!(
+                        &partition_of(place, table, &label),
+                        want,
+                        "the row of {label}"
+                    );
                 }
                 (Err(err), None) => {
                     let refused = match db {
