@@ -262,7 +262,8 @@ BEGIN
   DECLARE _behind BIGINT;          -- how far the clock is behind the last ID's tick, ms
   DECLARE _zone VARCHAR(64);
   DECLARE _msg VARCHAR({MESSAGE_MAX});
-  IF @@log_bin = 1 AND @@session.sql_log_bin = 1 AND @@session.binlog_format = 'STATEMENT' THEN
+  -- The format first: under ROW or MIXED, the one variable read.
+  IF @@session.binlog_format = 'STATEMENT' AND @@log_bin = 1 AND @@session.sql_log_bin = 1 THEN
       {statement_logged}
   END IF;
   SELECT tick, seq INTO _tick, _seq FROM {state};
