@@ -47,8 +47,9 @@ pub const REGISTRY: &str = "snowflake_generators";
 /// into comments, and MySQL keeps a table's comment to 2,048 bytes.
 const MAX_LAYOUT_KEY: usize = 255;
 
-/// The words that end every generator's comment, by which an install finds
-/// the others; what follows them is this version's record of the bits.
+/// The words in every generator's comment (the previous version's too), by
+/// which an install finds the others; this version's record of the bits
+/// follows them.
 pub const MADE_BY: &str = "Made by snowflake sql --generator";
 
 /// The words before the node bits and before their mask in a generator's
