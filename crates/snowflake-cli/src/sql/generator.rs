@@ -18,6 +18,18 @@
 //! clock to get there: an ID's time is never ahead of the database clock.
 //! Further back than that, the call fails and says by how much, and the
 //! state is left as it was.
+//!
+//! The state is its owner's alone: the function runs with its owner's
+//! rights, callers need only the right to call it, and the lock they take
+//! turns under is one that no other role can take, so no caller can rewind,
+//! advance or hold the generator.
+//!
+//! Two generators whose IDs could be equal must not both exist: each ID
+//! carries the bits its node fields fix, and two generators can only meet
+//! where those agree. The function's comment records them, so that every
+//! install sees every other generator of the database (PostgreSQL), or of
+//! the databases its installer can see (MySQL), with nothing to keep in step
+//! when one is dropped; the view `snowflake_generators` reads them.
 
 use snowflake::{Error, Generator, Layout};
 
@@ -27,13 +39,27 @@ use super::plan::Plan;
 /// negative here.
 const STATE_BITS: u8 = 63;
 
-/// The table that lists the generators of a database (or schema), one row
-/// each.
+/// The view that lists the generators an installer can see, one row each,
+/// from their functions' comments; installed beside each generator.
 pub const REGISTRY: &str = "snowflake_generators";
 
-/// The registry's column for the layout holds this many characters (a
-/// unique key in MySQL has a limit of bytes).
+/// The layout's identity is at most this many characters: it is written
+/// into comments, and MySQL keeps a table's comment to 2,048 bytes.
 const MAX_LAYOUT_KEY: usize = 255;
+
+/// The words in every generator's comment (the previous version's too), by
+/// which an install finds the others; this version's record of the bits
+/// follows them.
+pub const MADE_BY: &str = "Made by snowflake sql --generator";
+
+/// The words before the node bits and before their mask in a generator's
+/// comment: the previous version wrote neither.
+pub const BITS_WORDS: &str = "; its IDs carry the node bits ";
+pub const MASK_WORDS: &str = " of the mask ";
+
+/// The words before the layout's identity in the state's comment, which
+/// holds what the state means.
+pub const STATE_LAYOUT_WORDS: &str = " for IDs of layout ";
 
 /// Node fields a generator cannot have: `{prefix}_next_id(id)` would clash
 /// with the generator itself in MySQL, which has no overloading.
@@ -48,14 +74,19 @@ pub struct NextId {
     /// `{prefix}_next_id_state`: where the last ID's tick and sequence
     /// number are kept.
     pub state: String,
+    /// `{prefix}_next_id_lock`: what callers lock to take turns, where the
+    /// dialect needs one.
+    pub lock: String,
     /// The node fields and their values, most significant first, as
     /// `datacenter=1, machine=7`.
     pub node_text: String,
     /// The node fields' values in their places: what every ID carries.
     pub node_bits: u64,
-    /// The layout's identity for the registry of generators: its fields and
-    /// widths, epoch and tick. Two generators of the same identity and node
-    /// would issue the same IDs.
+    /// The bits of the node fields: those that `node_bits` fixes. Zero for
+    /// a layout without node fields, which fixes none.
+    pub node_mask: u64,
+    /// The layout's identity: its fields and widths, epoch and tick. A
+    /// state means something only to generators of its layout.
     pub layout_key: String,
     pub seq_bits: u8,
     pub seq_shift: u8,
@@ -121,15 +152,20 @@ impl NextId {
                 "layout",
                 &layout.spec(),
                 "with --generator the layout's fields, epoch and tick are written in 255 \
-                 characters at most (in snowflake_generators); shorten the field names",
+                 characters at most (in the state's comment); shorten the field names",
             ));
         }
         let packed_last = (1u64 << (STATE_BITS - sequence.bits())) - 1;
+        let node_mask = layout
+            .node_fields()
+            .fold(0, |mask, f| mask | (f.max() << f.shift()));
         Ok(NextId {
             function: plan.name("next_id"),
             state: plan.name("next_id_state"),
+            lock: plan.name("next_id_lock"),
             node_text,
             node_bits,
+            node_mask,
             layout_key,
             seq_bits: sequence.bits(),
             seq_shift: sequence.shift(),
@@ -148,10 +184,37 @@ impl NextId {
         end as i64
     }
 
+    /// The function's comment, the same in both dialects: what a reader is
+    /// told, and the record the installs of others read (after
+    /// [`MADE_BY`]).
+    pub fn function_comment(&self, plan: &Plan) -> String {
+        format!(
+            "A new Snowflake ID of layout {} with {}: unique and increasing. \
+             {MADE_BY}{BITS_WORDS}{}{MASK_WORDS}{}.",
+            plan.layout, self.node_text, self.node_bits, self.node_mask
+        )
+    }
+
+    /// The state's comment, which says which layout the state is of; `what`
+    /// says what it holds.
+    pub fn state_comment(&self, what: &str) -> String {
+        format!(
+            "The state of {}(){STATE_LAYOUT_WORDS}{}: {what}. Never lower it: IDs would repeat.",
+            self.function, self.layout_key
+        )
+    }
+
     /// The comment before the generator, the same in both dialects but for
-    /// `state` (where the state is kept) and `default` (how a column gets
-    /// its IDs).
-    pub fn comment(&self, plan: &Plan, state: &[String], default: &[String]) -> String {
+    /// `state` (where the state is kept and what to grant), `default` (how a
+    /// column gets its IDs) and `seen` (which other generators the install
+    /// compares with, as lines).
+    pub fn comment(
+        &self,
+        plan: &Plan,
+        state: &[String],
+        default: &[String],
+        seen: &[&str],
+    ) -> String {
         let mut lines = vec![
             "The generator (--generator), installed after the functions:".into(),
             format!(
@@ -186,12 +249,14 @@ impl NextId {
                 "- IDs run out at {} (the generator's last tick).",
                 snowflake::UnixMillis(self.last_ms(plan))
             ),
-            "- Several generators in one database: one per prefix, each with node values".into(),
-            format!("  of its own. The table {REGISTRY} lists them and refuses a second"),
-            "  with the same layout and node, which would issue the same IDs. One".into(),
-            "  generator's rate is at most the layout's ceiling: more takes more generators,"
-                .into(),
-            "  with more node values.".into(),
+            "- One node, one generator: the script refuses a generator whose IDs could".into(),
+            "  equal another's, comparing the bits their node fields fix, whatever their".into(),
+            "  prefixes and layouts.".into(),
+        ]);
+        lines.extend(seen.iter().map(|line| line.to_string()));
+        lines.extend([
+            format!("  The view {REGISTRY} lists them. One generator's rate is at most"),
+            "  the layout's ceiling: more takes more generators, with other node values.".into(),
         ]);
         lines
             .into_iter()
@@ -219,14 +284,45 @@ mod tests {
         let sony = next_id(&Layout::sonyflake(), &[("machine", 65535)]).unwrap();
         assert_eq!(sony.node_bits, 65535);
         assert_eq!((sony.seq_shift, sony.seq_bits, sony.seq_max), (16, 8, 255));
+        assert_eq!(sony.node_mask, 65535);
         let discord = next_id(&Layout::discord(), &[("worker", 5), ("process", 9)]).unwrap();
         assert_eq!(discord.node_bits, (5 << 17) | (9 << 12));
+        assert_eq!(discord.node_mask, 1023 << 12);
         assert_eq!(discord.node_text, "worker=5, process=9");
         assert_eq!(discord.tolerance_ms, Generator::DEFAULT_TOLERANCE_MS);
         assert_eq!(
             (discord.function.as_str(), discord.state.as_str()),
             ("p_next_id", "p_next_id_state")
         );
+    }
+
+    /// What the install checks compute in SQL: two generators can issue
+    /// one ID where the bits both fix agree.
+    fn meet(a: &NextId, b: &NextId) -> bool {
+        (a.node_bits ^ b.node_bits) & a.node_mask & b.node_mask == 0
+    }
+
+    #[test]
+    fn generators_meet_where_their_node_bits_agree() {
+        let twitter = next_id(&Layout::twitter(), &[("datacenter", 1), ("machine", 7)]).unwrap();
+        // Another layout whose node field holds the same bits: issue 25's
+        // finding 4.
+        let ten = Layout::parse("time:41,node:10,sequence:12").unwrap();
+        let same = next_id(&ten, &[("node", 39)]).unwrap();
+        assert!(meet(&twitter, &same));
+        let other = next_id(&ten, &[("node", 40)]).unwrap();
+        assert!(!meet(&twitter, &other));
+        // Sonyflake's machine (bits 0 to 15) overlaps twitter's machine in
+        // bits 12 to 15 only: they meet where those agree.
+        let sony = next_id(&Layout::sonyflake(), &[("machine", 7 << 12)]).unwrap();
+        assert!(meet(&twitter, &sony));
+        let sony = next_id(&Layout::sonyflake(), &[("machine", 8 << 12)]).unwrap();
+        assert!(!meet(&twitter, &sony));
+        // No node field: it fixes nothing, and meets every generator.
+        let solo = next_id(&Layout::parse("time:50,sequence:13").unwrap(), &[]).unwrap();
+        assert_eq!(solo.node_mask, 0);
+        assert!(meet(&twitter, &solo));
+        assert!(meet(&solo, &twitter));
     }
 
     #[test]
@@ -265,7 +361,7 @@ mod tests {
     }
 
     #[test]
-    fn a_layout_too_long_for_the_registry_is_refused() {
+    fn a_layout_too_long_for_the_comments_is_refused() {
         // Eight fields of 32 characters: 280 characters of spec.
         let names: Vec<String> = ('a'..='h')
             .map(|c| format!("{c}{}", "x".repeat(31)))

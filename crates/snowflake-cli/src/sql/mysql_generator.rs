@@ -12,12 +12,26 @@
 //! `SYSDATE(6)` is the clock: unlike `NOW()`, it is read when called, not
 //! when the statement began. It is read in UTC, so that the hour a summer
 //! time repeats cannot look like the clock going back.
+//!
+//! Under statement-based binary logging a replica would run the statement
+//! that called the function again, and make other IDs: the function refuses
+//! to issue while the statement is logged that way.
+//!
+//! The install compares the generator with every other in the databases of
+//! the server that the installing user can see (`information_schema`
+//! shows a user the routines it has some right on); it cannot see the rest.
 
-use super::generator::{NextId, REGISTRY};
+use super::generator::{BITS_WORDS, MADE_BY, MASK_WORDS, NextId, REGISTRY, STATE_LAYOUT_WORDS};
 use super::plan::{Plan, shifted};
 
 /// SIGNAL's message is at most 128 characters.
 const MESSAGE_MAX: usize = 128;
+
+/// The user-level lock that installs of generators take, one at a time on
+/// a server, and how long one waits for it, seconds. Any user may take it,
+/// which at worst holds up an install.
+const INSTALL_LOCK: &str = "snowflake sql --generator";
+const INSTALL_WAIT_S: u32 = 30;
 
 /// What comes before the read functions (the comment and the checks) and
 /// after them (the state and the function).
@@ -30,9 +44,16 @@ pub fn render(plan: &Plan, next: &NextId) -> (String, String) {
         "number (MyISAM has no transactions, so a rollback cannot take it back).".into(),
         "MySQL locks it for each statement that calls the function, so callers take".into(),
         "turns; a long statement that makes many IDs holds the others up until it".into(),
-        "ends. With binary logging on, creating the function needs SUPER or".into(),
-        "log_bin_trust_function_creators = 1, and replicas binlog_format ROW or MIXED.".into(),
-        "The server must not run with --sysdate-is-now.".into(),
+        "ends. The function, and a trigger that calls it, run with their definer's".into(),
+        "rights (SQL SECURITY DEFINER): users that insert need INSERT on the table and".into(),
+        "nothing of the generator; users that call it need EXECUTE:".into(),
+        format!("  GRANT EXECUTE ON FUNCTION {} TO app;", next.function),
+        "No other user may have rights on the state (rights on the whole database".into(),
+        "include it): one that can read it can hold its lock for as long as it reads.".into(),
+        "With binary logging on, the server needs log_bin_trust_function_creators = 1".into(),
+        "(to create the function and, in MariaDB, to run it), and binlog_format ROW".into(),
+        "or MIXED: under STATEMENT a replica would make other IDs, so the function".into(),
+        "refuses. The server must not run with --sysdate-is-now.".into(),
     ];
     // A stored function cannot be a column default in MySQL and MariaDB,
     // and DEFAULT of a column without one is refused before any trigger.
@@ -45,66 +66,161 @@ pub fn render(plan: &Plan, next: &NextId) -> (String, String) {
         ),
         "(a trigger: MySQL and MariaDB take no stored function as a column default)".into(),
     ];
-    let mut before = next.comment(plan, &state_lines, &defaults);
+    let seen = [
+        "  It sees those in the databases of the server that the installing user has",
+        "  some right in, and no others.",
+    ];
+    let mut before = next.comment(plan, &state_lines, &defaults, &seen);
     before.push('\n');
-    before.push_str(&registry(plan, next));
+    before.push_str(&install_check(plan, next));
+    before.push_str(&format!(
+        "CREATE OR REPLACE SQL SECURITY INVOKER VIEW {REGISTRY} AS\n{};\n\n",
+        registry_select()
+    ));
+    // A table made by the previous version has the comment of then.
+    let state_comment = quoted(&next.state_comment("the last ID's tick and sequence number"));
     let mut after = format!(
         "CREATE TABLE IF NOT EXISTS {state} (\n\
          \x20 tick BIGINT NOT NULL COMMENT 'the last ID''s tick',\n\
          \x20 seq BIGINT NOT NULL COMMENT 'the last ID''s sequence number'\n\
-         ) ENGINE=MyISAM COMMENT 'The state of {function}(). Never lower it: IDs would repeat.';\n\
+         ) ENGINE=MyISAM COMMENT '{state_comment}';\n\
+         ALTER TABLE {state} COMMENT '{state_comment}';\n\
          INSERT INTO {state} (tick, seq) SELECT 0, 0 FROM DUAL WHERE NOT EXISTS (SELECT * FROM {state});\n\n",
         state = next.state,
-        function = next.function,
     );
     after.push_str("DELIMITER //\n\n");
     after.push_str(&function(plan, next));
     after.push_str("DELIMITER ;\n");
+    after.push_str(&format!("DO RELEASE_LOCK('{INSTALL_LOCK}');\n"));
     (before, after)
 }
 
-/// The registry's row for this generator, after the checks; the client
-/// stops at the first error, before anything of the generator exists.
-fn registry(plan: &Plan, next: &NextId) -> String {
-    let prefix = &plan.prefix;
-    let layout = &next.layout_key;
-    let node_bits = next.node_bits as i64;
-    let check = format!("{}_install_check", next.function);
+/// `text` inside an SQL string literal.
+fn quoted(text: &str) -> String {
+    text.replace('\'', "''")
+}
+
+/// Every generator the reader can see, from the comments of functions: its
+/// database and function, the bits its node fields fix and their mask
+/// (NULL for a generator of the previous version), and the comment.
+fn registry_select() -> String {
+    let has_bits = format!("LOCATE('{BITS_WORDS}', ROUTINE_COMMENT) > 0");
     format!(
-        "CREATE TABLE IF NOT EXISTS {REGISTRY} (\n\
-         \x20 prefix VARCHAR(40) NOT NULL PRIMARY KEY,\n\
-         \x20 layout VARCHAR(255) NOT NULL,\n\
-         \x20 node VARCHAR(255) NOT NULL,\n\
-         \x20 node_bits BIGINT NOT NULL,\n\
-         \x20 UNIQUE KEY one_generator_per_node (layout, node_bits)\n\
-         ) ENGINE=InnoDB;\n\n\
-         DELIMITER //\n\
-         DROP PROCEDURE IF EXISTS {check}//\n\
-         CREATE PROCEDURE {check}()\n\
-         BEGIN\n\
-         \x20 DECLARE _other VARCHAR(255);\n\
-         \x20 DECLARE _msg VARCHAR({MESSAGE_MAX});\n\
-         \x20 SET _other = (SELECT layout FROM {REGISTRY} WHERE prefix = '{prefix}' AND layout <> '{layout}');\n\
-         \x20 IF _other IS NOT NULL THEN\n\
-         \x20   SET _msg = 'prefix {prefix} has a generator of another layout; drop it first (see the comment of snowflake sql)';\n\
-         \x20   SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = _msg;\n\
-         \x20 END IF;\n\
-         \x20 SET _other = (SELECT prefix FROM {REGISTRY}\n\
-         \x20   WHERE layout = '{layout}' AND node_bits = {node_bits} AND prefix <> '{prefix}');\n\
-         \x20 IF _other IS NOT NULL THEN\n\
-         \x20   SET _msg = LEFT(CONCAT('generator ', _other, ' already issues IDs of this layout and node; give this one other node values'), {MESSAGE_MAX});\n\
-         \x20   SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = _msg;\n\
-         \x20 END IF;\n\
-         END//\n\
-         DELIMITER ;\n\
-         CALL {check}();\n\
-         DROP PROCEDURE {check};\n\
-         START TRANSACTION;\n\
-         DELETE FROM {REGISTRY} WHERE prefix = '{prefix}';\n\
-         INSERT INTO {REGISTRY} (prefix, layout, node, node_bits)\n\
-         \x20 VALUES ('{prefix}', '{layout}', '{node}', {node_bits});\n\
-         COMMIT;\n\n",
-        node = next.node_text,
+        "SELECT ROUTINE_SCHEMA AS schema_name, ROUTINE_NAME AS function_name,\n\
+         \x20 IF({has_bits}, CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(ROUTINE_COMMENT, '{BITS_WORDS}', -1),\n\
+         \x20   '{MASK_WORDS}', 1) AS UNSIGNED), NULL) AS node_bits,\n\
+         \x20 IF({has_bits}, CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(ROUTINE_COMMENT, '{MASK_WORDS}', -1),\n\
+         \x20   '.', 1) AS UNSIGNED), NULL) AS node_mask,\n\
+         \x20 ROUTINE_COMMENT AS description\n\
+         FROM information_schema.ROUTINES\n\
+         WHERE ROUTINE_TYPE = 'FUNCTION' AND LOCATE('{MADE_BY}', ROUTINE_COMMENT) > 0"
+    )
+}
+
+/// The checks, in a procedure called before anything of the generator is
+/// made; the client stops at its error. It takes the lock of installs,
+/// which the script lets go at its end (or the session's).
+fn install_check(plan: &Plan, next: &NextId) -> String {
+    let prefix = &plan.prefix;
+    let NextId {
+        function,
+        state,
+        layout_key,
+        node_text,
+        node_bits,
+        node_mask,
+        ..
+    } = next;
+    let check = format!("{function}_install_check");
+    let signal = |message: &str| {
+        format!(
+            "SET _msg = LEFT({message}, {MESSAGE_MAX});\n      \
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = _msg;"
+        )
+    };
+    let another_layout = signal(&format!(
+        "'prefix {prefix} has a generator of another layout; drop it first (see the comment of snowflake sql)'"
+    ));
+    let previous_registry = format!(
+        "EXISTS (SELECT * FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()\n\
+         \x20     AND TABLE_NAME = '{REGISTRY}' AND TABLE_TYPE = 'BASE TABLE')"
+    );
+    // What the previous version wrote in the comment of a generator of this
+    // layout and node: it recorded no bits, but that one issues these IDs.
+    let previous = format!(
+        "A new Snowflake ID of layout {} with {node_text}. {MADE_BY}.",
+        plan.layout
+    );
+    format!(
+        "DELIMITER //
+DROP PROCEDURE IF EXISTS {check}//
+CREATE PROCEDURE {check}()
+BEGIN
+  DECLARE _done INT DEFAULT 0;
+  DECLARE _schema, _name VARCHAR(64);
+  DECLARE _bits, _mask BIGINT UNSIGNED;
+  DECLARE _description TEXT;
+  DECLARE _comment, _layout VARCHAR(2048);
+  DECLARE _msg VARCHAR({MESSAGE_MAX});
+  DECLARE _generators CURSOR FOR {select};
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET _done = 1;
+  -- One install at a time on the server, so that two cannot miss each other.
+  IF GET_LOCK('{INSTALL_LOCK}', {INSTALL_WAIT_S}) IS NOT TRUE THEN
+    {busy}
+  END IF;
+  -- A state of another layout under this prefix.
+  SET _comment = (SELECT TABLE_COMMENT FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{state}');
+  IF LOCATE('{STATE_LAYOUT_WORDS}', _comment) > 0
+     AND LOCATE('{STATE_LAYOUT_WORDS}{layout_key}:', _comment) = 0 THEN
+    {another_layout}
+  END IF;
+  IF {previous_registry} THEN
+    SET _layout = (SELECT layout FROM {REGISTRY} WHERE prefix = '{prefix}');
+    IF _layout <> '{layout_key}' THEN
+      {another_layout}
+    END IF;
+  END IF;
+  -- Every other generator the installer can see whose IDs could be this
+  -- one's: where the node fields of both fix a bit, they fix it alike.
+  OPEN _generators;
+  generators: LOOP
+    FETCH _generators INTO _schema, _name, _bits, _mask, _description;
+    IF _done THEN
+      LEAVE generators;
+    END IF;
+    IF _schema = DATABASE() AND _name = '{function}' THEN
+      ITERATE generators;
+    END IF;
+    IF _bits IS NULL THEN
+      IF _description <> '{previous}' THEN
+        ITERATE generators;
+      END IF;
+    ELSEIF ((_bits ^ {node_bits}) & _mask & {node_mask}) <> 0 THEN
+      ITERATE generators;
+    END IF;
+    {conflict}
+  END LOOP;
+  CLOSE _generators;
+  -- The previous version's registry table, which the view replaces.
+  IF {previous_registry} THEN
+    PREPARE _drop FROM 'DROP TABLE {REGISTRY}';
+    EXECUTE _drop;
+    DEALLOCATE PREPARE _drop;
+  END IF;
+END//
+DELIMITER ;
+CALL {check}();
+DROP PROCEDURE {check};
+
+",
+        select = registry_select(),
+        busy = signal(&format!(
+            "'another session has held the lock of generator installs (GET_LOCK ''{INSTALL_LOCK}'') for {INSTALL_WAIT_S} s; try again'"
+        )),
+        conflict = signal(&format!(
+            "CONCAT('generator ', _schema, '.', _name, ' can issue the IDs of this one ({node_text}): give this one other node values')"
+        )),
     )
 }
 
@@ -137,7 +253,7 @@ fn function(plan: &Plan, next: &NextId) -> String {
 DROP FUNCTION IF EXISTS {function}//
 CREATE FUNCTION {function}() RETURNS BIGINT
   NOT DETERMINISTIC MODIFIES SQL DATA
-  COMMENT 'A new Snowflake ID of layout {layout} with {node}. Made by snowflake sql --generator.'
+  COMMENT '{comment}'
 BEGIN
   DECLARE _tick, _seq BIGINT;      -- the last ID's, then the new one's
   DECLARE _us, _ms BIGINT;         -- the database clock, Unix microseconds and ms
@@ -146,6 +262,10 @@ BEGIN
   DECLARE _behind BIGINT;          -- how far the clock is behind the last ID's tick, ms
   DECLARE _zone VARCHAR(64);
   DECLARE _msg VARCHAR({MESSAGE_MAX});
+  -- The format first: under ROW or MIXED, the one variable read.
+  IF @@session.binlog_format = 'STATEMENT' AND @@log_bin = 1 AND @@session.sql_log_bin = 1 THEN
+      {statement_logged}
+  END IF;
   SELECT tick, seq INTO _tick, _seq FROM {state};
   IF _tick IS NULL THEN
       {empty}
@@ -185,12 +305,14 @@ BEGIN
 END//
 
 ",
-        layout = plan.layout,
-        node = next.node_text,
+        comment = quoted(&next.function_comment(plan)),
         now = plan.units_of("_ms", "DIV"),
         last_start = plan.unix_ms_of("_tick"),
         next_start = plan.unix_ms_of("IF(_now < _tick, _tick, _tick + 1)"),
         id = id.join(" | "),
+        statement_logged = signal(&format!(
+            "'binlog_format is STATEMENT: a replica would make other IDs; set it to MIXED or ROW ({function})'"
+        )),
         empty = signal(&format!(
             "'{state} has no row: run snowflake sql --generator again, and do not empty it'"
         )),

@@ -3,20 +3,48 @@
 //! The state is a sequence, because `nextval` and `setval` are neither
 //! rolled back nor lost in a restart: it holds the last ID's tick and
 //! sequence number packed as `tick << seq_bits | sequence`, so that while
-//! the clock stays in a tick, `nextval` alone is the next ID's state. Callers
-//! take turns under a session-level advisory lock rather than a row lock: a
-//! row lock lasts until the caller's transaction ends, an advisory lock is
-//! let go as the call returns. The block that holds it lets go on every
-//! error, a cancelled statement included, or the generator would stay
-//! locked for as long as that session lives.
+//! the clock stays in a tick, `nextval` alone is the next ID's state.
+//!
+//! # Whose the state is
+//!
+//! The function runs with its owner's rights (`SECURITY DEFINER`), and no
+//! other role has any right on the state: a caller that could `setval` it
+//! could rewind it (the same IDs again) or set it years ahead (no IDs until
+//! then). Its search_path is the schema it was installed in and `pg_temp`
+//! last, written out at install time: `"$user"`, resolved per caller, would
+//! let a caller's own schema hold a look-alike state. A role that could
+//! create objects in that schema could put there a function or operator
+//! that the body's calls would pick, run with the owner's rights: the
+//! install refuses such a schema.
+//!
+//! # Taking turns
+//!
+//! Callers take turns under a table lock on `<prefix>_next_id_lock`, which
+//! only its owner can take (an advisory lock, which needs no right, any role
+//! could take and hold). The lock is taken inside a block with an exception
+//! handler, whose subtransaction a private error rolls back once the ID is
+//! made: that lets go of the lock as the call returns, not at the caller's
+//! commit (which would make whole transactions take turns, and deadlock
+//! callers that take two IDs in two orders), while what `nextval` and
+//! `setval` did stays, and the block's variables keep their values. Any
+//! other error, a cancelled statement included, rolls the block back too.
+//! The mode, SHARE ROW EXCLUSIVE, conflicts with itself and not with the
+//! ACCESS SHARE and ROW SHARE locks that any role takes for an instant when
+//! it names the table in a query that its rights then refuse.
 
-use super::generator::{NextId, REGISTRY};
+use super::generator::{BITS_WORDS, MADE_BY, MASK_WORDS, NextId, REGISTRY, STATE_LAYOUT_WORDS};
 use super::plan::{Plan, shifted};
 
-/// The second key of the advisory lock, `SNOW` in ASCII; the first is the
-/// state sequence's OID, so that generators in different schemas do not
-/// share a lock.
-const LOCK_TAG: u32 = u32::from_be_bytes(*b"SNOW");
+/// The SQLSTATE of the error that ends the locked block once the ID is
+/// made; no statement in the block raises it otherwise.
+const LET_GO: &str = "SF000";
+
+/// The keys of the transaction-level advisory lock that installs of
+/// generators in a database take, one at a time (`SNOW`, `INST` in ASCII).
+/// Anyone may take it, which at worst holds up an install: the install
+/// waits this long and then says so.
+const INSTALL_LOCK: (i32, i32) = (i32::from_be_bytes(*b"SNOW"), i32::from_be_bytes(*b"INST"));
+const INSTALL_WAIT: &str = "30s";
 
 /// What comes before the read functions (the comment, the transaction's
 /// start and the checks) and after them (the state and the function).
@@ -28,10 +56,17 @@ pub fn render(plan: &Plan, next: &NextId) -> (String, String) {
             next.seq_max + 1
         ),
         "sequence number (a sequence is not rolled back and survives restarts).".into(),
-        "Callers take turns under a session advisory lock held only within the call".into(),
-        format!("(keys: the sequence's OID and {LOCK_TAG}). Roles that insert need UPDATE on it:"),
-        format!("  GRANT UPDATE ON SEQUENCE {} TO app;", next.state),
-        "The function works in the schema it was installed in (search_path's first).".into(),
+        "The function runs with its owner's rights (SECURITY DEFINER); the state, and".into(),
+        format!(
+            "the table {} that callers lock to take turns (for the call only), are",
+            next.lock
+        ),
+        "its owner's alone. Roles that insert need USAGE on its schema and EXECUTE on it,".into(),
+        "and nothing on the state (the script takes back what others have there):".into(),
+        format!("  GRANT EXECUTE ON FUNCTION {}() TO app;", next.function),
+        "Install it as a role they are not members of, in a schema where no other role".into(),
+        "can create objects (the script refuses one). The function works in that schema".into(),
+        "and pg_temp only.".into(),
     ];
     let defaults = [
         format!(
@@ -43,61 +78,158 @@ pub fn render(plan: &Plan, next: &NextId) -> (String, String) {
             next.function
         ),
     ];
-    let mut before = next.comment(plan, &state_lines, &defaults);
+    let seen = ["  It sees every generator of the database, in every schema."];
+    let mut before = next.comment(plan, &state_lines, &defaults, &seen);
     // All of it or nothing, with or without psql's ON_ERROR_STOP.
     before.push_str("\nBEGIN;\nSET LOCAL client_min_messages = warning;\n\n");
-    before.push_str(&registry(plan, next));
+    before.push_str(&install_check(plan, next));
+    before.push_str(&format!(
+        "CREATE OR REPLACE VIEW {REGISTRY} AS\n{};\n\
+         COMMENT ON VIEW {REGISTRY} IS 'The generators of snowflake sql --generator in this \
+         database, from their functions'' comments: node_bits and node_mask are NULL for \
+         those of the previous version, which did not record them.';\n\n",
+        registry_select()
+    ));
     let mut after = format!(
         "CREATE SEQUENCE IF NOT EXISTS {state} AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;\n\
-         COMMENT ON SEQUENCE {state} IS 'The state of {function}(): the last ID''s tick * {per_tick} \
-         + its sequence number. Never lower it: IDs would repeat.';\n\n",
+         COMMENT ON SEQUENCE {state} IS '{state_comment}';\n\
+         CREATE TABLE IF NOT EXISTS {lock} ();\n\
+         COMMENT ON TABLE {lock} IS 'Locked by {function}() while it makes an ID, so that \
+         callers take turns; it holds nothing.';\n\n",
         state = next.state,
+        lock = next.lock,
         function = next.function,
-        per_tick = next.seq_max + 1,
+        state_comment = quoted(&next.state_comment(&format!(
+            "the last ID's tick * {} + its sequence number",
+            next.seq_max + 1
+        ))),
     );
     after.push_str(&function(plan, next));
+    after.push_str(&owners_alone(next));
     after.push_str("COMMIT;\n");
     (before, after)
 }
 
-/// The registry's row for this generator, after checks that say in words
-/// what the constraints would say in keys.
-fn registry(plan: &Plan, next: &NextId) -> String {
-    let prefix = &plan.prefix;
-    let layout = &next.layout_key;
-    let node = &next.node_text;
-    let node_bits = next.node_bits as i64;
+/// `text` inside an SQL string literal.
+fn quoted(text: &str) -> String {
+    text.replace('\'', "''")
+}
+
+/// Every generator of the database, from the comments of functions: its
+/// schema and function, the bits its node fields fix and their mask (NULL
+/// for a generator of the previous version), and the comment.
+fn registry_select() -> String {
     format!(
-        "CREATE TABLE IF NOT EXISTS {REGISTRY} (\n\
-         \x20 prefix text PRIMARY KEY,\n\
-         \x20 layout text NOT NULL,\n\
-         \x20 node text NOT NULL,\n\
-         \x20 node_bits bigint NOT NULL,\n\
-         \x20 CONSTRAINT one_generator_per_node UNIQUE (layout, node_bits)\n\
-         );\n\
-         DO $$\n\
-         DECLARE\n\
-         \x20 _other text;\n\
-         BEGIN\n\
-         \x20 SELECT layout INTO _other FROM {REGISTRY} WHERE prefix = '{prefix}' AND layout <> '{layout}';\n\
-         \x20 IF FOUND THEN\n\
-         \x20   RAISE EXCEPTION 'prefix {prefix} has a generator of another layout, %; its state means nothing \
-         in this one. Drop it first: DROP FUNCTION {function}(); DROP SEQUENCE {state}; \
-         DELETE FROM {REGISTRY} WHERE prefix = ''{prefix}'';', _other;\n\
-         \x20 END IF;\n\
-         \x20 SELECT prefix INTO _other FROM {REGISTRY}\n\
-         \x20   WHERE layout = '{layout}' AND node_bits = {node_bits} AND prefix <> '{prefix}';\n\
-         \x20 IF FOUND THEN\n\
-         \x20   RAISE EXCEPTION 'generator % already issues IDs of this layout with {node}: \
-         two generators with one node issue the same IDs; give this one other node values', _other;\n\
-         \x20 END IF;\n\
-         END\n\
-         $$;\n\
-         INSERT INTO {REGISTRY} (prefix, layout, node, node_bits)\n\
-         \x20 VALUES ('{prefix}', '{layout}', '{node}', {node_bits})\n\
-         \x20 ON CONFLICT (prefix) DO UPDATE SET node = EXCLUDED.node, node_bits = EXCLUDED.node_bits;\n\n",
-        function = next.function,
-        state = next.state,
+        "SELECT n.nspname::text AS schema_name, p.proname::text AS function_name,\n\
+         \x20      r.bits[1]::bigint AS node_bits, r.bits[2]::bigint AS node_mask,\n\
+         \x20      d.description\n\
+         \x20 FROM pg_catalog.pg_proc p\n\
+         \x20 JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace\n\
+         \x20 JOIN pg_catalog.pg_description d ON d.objoid = p.oid\n\
+         \x20   AND d.classoid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objsubid = 0\n\
+         \x20 CROSS JOIN LATERAL pg_catalog.regexp_match(d.description,\n\
+         \x20   '{BITS_WORDS}([0-9]+){MASK_WORDS}([0-9]+)\\.$') AS r(bits)\n\
+         \x20WHERE pg_catalog.strpos(d.description, '{MADE_BY}') > 0"
+    )
+}
+
+/// The checks, in words, before anything is created; a refusal rolls the
+/// whole script back.
+fn install_check(plan: &Plan, next: &NextId) -> String {
+    let NextId {
+        function,
+        state,
+        layout_key,
+        node_text,
+        node_bits,
+        node_mask,
+        ..
+    } = next;
+    let prefix = &plan.prefix;
+    let layout = &plan.layout;
+    let (k1, k2) = INSTALL_LOCK;
+    let another_layout = format!(
+        "prefix {prefix} has a generator of another layout, %; its state means nothing in \
+         this one. Drop it first: DROP FUNCTION {function}(); DROP SEQUENCE {state};"
+    );
+    // What the previous version wrote in the comment of a generator of this
+    // layout and node: it recorded no bits, but that one issues these IDs.
+    let previous = format!(
+        "A new Snowflake ID of layout {layout} with {node_text}: unique and increasing. {MADE_BY}."
+    );
+    format!(
+        "DO $$
+DECLARE
+  _schema text := pg_catalog.current_schema();
+  _timeout text := pg_catalog.current_setting('lock_timeout');
+  _creators text;
+  _comment text;
+  _layout text;
+  _other record;
+BEGIN
+  IF _schema IS NULL THEN
+    RAISE EXCEPTION 'no schema to install {function} in: none of search_path''s (%) exists',
+      pg_catalog.current_setting('search_path');
+  END IF;
+  -- One install at a time in a database, so that two cannot miss each other.
+  PERFORM pg_catalog.set_config('lock_timeout', '{INSTALL_WAIT}', true);
+  BEGIN
+    PERFORM pg_catalog.pg_advisory_xact_lock({k1}, {k2});
+  EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION 'another session has held the lock of generator installs in this database for {INSTALL_WAIT} (pg_locks: advisory, classid {k1}, objid {k2}); try again when it is done';
+  END;
+  PERFORM pg_catalog.set_config('lock_timeout', _timeout, true);
+  -- The function runs with its owner's rights: a function or operator that
+  -- another role put in its schema could be what its calls find.
+  IF EXISTS (SELECT FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
+              WHERE n.nspname = _schema AND a.grantee = 0 AND a.privilege_type = 'CREATE') THEN
+    _creators := 'every role (PUBLIC)';
+  ELSE
+    SELECT pg_catalog.string_agg(r.rolname::text, ', ' ORDER BY r.rolname) INTO _creators
+      FROM pg_catalog.pg_roles r, pg_catalog.pg_namespace n
+     WHERE n.nspname = _schema AND r.rolcanlogin AND NOT r.rolsuper
+       AND pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')
+       AND NOT pg_catalog.pg_has_role(r.oid, current_user, 'MEMBER');
+  END IF;
+  IF _creators IS NOT NULL THEN
+    RAISE EXCEPTION '{function} runs with the rights of its owner, %, so no other role may create objects in its schema %, and % can: revoke that (REVOKE CREATE ON SCHEMA % FROM ...), or install it in a schema of its own',
+      current_user, _schema, _creators, _schema;
+  END IF;
+  -- A state of another layout under this prefix.
+  _comment := pg_catalog.obj_description(
+    pg_catalog.to_regclass(pg_catalog.format('%I.%I', _schema, '{state}')), 'pg_class');
+  IF pg_catalog.strpos(_comment, '{STATE_LAYOUT_WORDS}') > 0
+     AND pg_catalog.strpos(_comment, '{STATE_LAYOUT_WORDS}{layout_key}:') = 0 THEN
+    RAISE EXCEPTION '{another_layout}', _comment;
+  END IF;
+  -- The previous version's registry table, which the view replaces.
+  IF (SELECT relkind FROM pg_catalog.pg_class WHERE oid =
+        pg_catalog.to_regclass(pg_catalog.format('%I.%I', _schema, '{REGISTRY}'))) = 'r' THEN
+    EXECUTE pg_catalog.format('SELECT layout FROM %I.%I WHERE prefix = %L',
+      _schema, '{REGISTRY}', '{prefix}') INTO _layout;
+    IF _layout <> '{layout_key}' THEN
+      RAISE EXCEPTION '{another_layout}', _layout;
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE %I.%I', _schema, '{REGISTRY}');
+  END IF;
+  -- Every other generator of the database whose IDs could be this one's:
+  -- where the node fields of both fix a bit, they fix it alike.
+  FOR _other IN {select} LOOP
+    CONTINUE WHEN _other.schema_name = _schema AND _other.function_name = '{function}';
+    IF _other.node_bits IS NULL THEN
+      CONTINUE WHEN _other.description <> '{previous}';
+    ELSE
+      CONTINUE WHEN ((_other.node_bits # {node_bits}) & _other.node_mask & {node_mask}) <> 0;
+    END IF;
+    RAISE EXCEPTION 'generator %.%() can issue the IDs that this one, of layout {layout} with {node_text}, would: the bits that the node fields of both fix are alike. Give this one other node values. (%)',
+      _other.schema_name, _other.function_name, _other.description;
+  END LOOP;
+END
+$$;
+",
+        select = registry_select(),
+        node_bits = *node_bits as i64,
+        node_mask = *node_mask as i64,
     )
 }
 
@@ -105,6 +237,7 @@ fn function(plan: &Plan, next: &NextId) -> String {
     let NextId {
         function,
         state,
+        lock,
         seq_bits,
         seq_max,
         seq_shift,
@@ -113,7 +246,6 @@ fn function(plan: &Plan, next: &NextId) -> String {
         ..
     } = next;
     let epoch = plan.epoch_ms;
-    let lock = format!("'{state}'::regclass::oid::integer, {LOCK_TAG}");
     let now = plan.units_of("_ms", "/");
     let mut id = vec![shifted("_tick", plan.time_shift)];
     if next.node_bits != 0 {
@@ -124,7 +256,7 @@ fn function(plan: &Plan, next: &NextId) -> String {
     let epoch_text = snowflake::UnixMillis(epoch);
     format!(
         "CREATE OR REPLACE FUNCTION {function}() RETURNS bigint
-LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER AS $$
 DECLARE
   _state bigint;   -- the new ID's tick << {seq_bits} | sequence number
   _tick bigint;    -- the new ID's tick
@@ -134,8 +266,10 @@ DECLARE
   _behind bigint;  -- how far the clock is behind the last ID's tick, ms
   _wait_us bigint;
 BEGIN
-  PERFORM pg_advisory_lock({lock});
+  -- The lock is let go when this block is rolled back: by {LET_GO} below once
+  -- the ID is made, or by any error. What nextval and setval did stays.
   BEGIN
+    LOCK TABLE {lock} IN SHARE ROW EXCLUSIVE MODE;
     -- Under the lock nobody else moves the state: this is the last ID's
     -- successor, in the same tick or, its sequence used up, the next.
     _state := nextval('{state}'::regclass);
@@ -176,21 +310,56 @@ BEGIN
         PERFORM pg_sleep((_wait_us - 1000) / 1000000.0);
       END IF;
     END LOOP;
-  EXCEPTION WHEN OTHERS OR query_canceled THEN
-    PERFORM pg_advisory_unlock({lock});
-    RAISE;
+    RAISE SQLSTATE '{LET_GO}';
+  EXCEPTION WHEN SQLSTATE '{LET_GO}' THEN
+    NULL;
   END;
-  PERFORM pg_advisory_unlock({lock});
   RETURN {id};
 END
 $$;
-COMMENT ON FUNCTION {function}() IS 'A new Snowflake ID of layout {layout} with {node}: unique and increasing. Made by snowflake sql --generator.';
+COMMENT ON FUNCTION {function}() IS '{comment}';
+REVOKE ALL ON FUNCTION {function}() FROM PUBLIC;
 
 ",
         last_start = plan.unix_ms_of(&format!("((_state - 1) >> {seq_bits})")),
         tick_start = plan.unix_ms_of("_tick"),
         id = id.join(" | "),
-        layout = plan.layout,
-        node = next.node_text,
+        comment = quoted(&next.function_comment(plan)),
+    )
+}
+
+/// The function's search_path, written out, and the state and the lock
+/// taken back from every role but their owner: what an install of the
+/// previous version told to grant, or default privileges gave.
+fn owners_alone(next: &NextId) -> String {
+    let NextId {
+        function,
+        state,
+        lock,
+        ..
+    } = next;
+    format!(
+        "DO $$
+DECLARE
+  _schema text := pg_catalog.current_schema();
+  _grantee text;
+BEGIN
+  EXECUTE pg_catalog.format('ALTER FUNCTION %I.%I() SET search_path = %I, pg_temp',
+    _schema, '{function}', _schema);
+  FOR _grantee IN
+    SELECT DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
+      FROM pg_catalog.pg_class c
+      CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+      LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+     WHERE c.oid IN (pg_catalog.to_regclass(pg_catalog.format('%I.%I', _schema, '{state}')),
+                     pg_catalog.to_regclass(pg_catalog.format('%I.%I', _schema, '{lock}')))
+       AND a.grantee <> c.relowner
+  LOOP
+    EXECUTE pg_catalog.format('REVOKE ALL ON SEQUENCE %I.%I FROM %s CASCADE', _schema, '{state}', _grantee);
+    EXECUTE pg_catalog.format('REVOKE ALL ON TABLE %I.%I FROM %s CASCADE', _schema, '{lock}', _grantee);
+  END LOOP;
+END
+$$;
+"
     )
 }

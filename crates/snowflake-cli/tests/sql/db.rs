@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use snowflake::UnixMillis;
 
@@ -48,10 +48,33 @@ pub enum Db {
 /// A database server, and a schema (PostgreSQL) or database (MariaDB) in it
 /// that a test has to itself: generators of different tests, or of
 /// different runs, do not meet.
+/// A database server, and a database in it that a test has to itself
+/// (PostgreSQL: and a schema of that database): generators of different
+/// tests, or of different runs, do not meet. A generator is checked against
+/// every other of its database (PostgreSQL) or of the databases its
+/// installer can see (MariaDB: each place has a user of its own, who sees
+/// only its database), so one database a test keeps tests apart.
 #[derive(Debug, Clone, Copy)]
 pub struct Place {
     pub db: Db,
+    /// The database, created on first use.
     pub ns: &'static str,
+    /// PostgreSQL: the schema the scripts run in, created by the owner;
+    /// `None` leaves the server's search_path (`"$user", public`).
+    schema: Option<&'static str>,
+    who: Who,
+}
+
+/// Who a place's client connects as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Who {
+    /// PostgreSQL's superuser; in MariaDB the place's own user, with every
+    /// right on its database and none elsewhere.
+    Owner,
+    /// The superuser of either server.
+    Root,
+    /// A role or user the test made (PostgreSQL: with LOGIN).
+    User(&'static str),
 }
 
 /// Where the read functions' tests work.
@@ -65,9 +88,14 @@ impl Db {
         }
     }
 
-    /// The schema or database `ns`, created on first use.
+    /// The database `ns` (PostgreSQL: its schema `ns`), created on first use.
     pub fn at(self, ns: &'static str) -> Place {
-        Place { db: self, ns }
+        Place {
+            db: self,
+            ns,
+            schema: Some(ns),
+            who: Who::Owner,
+        }
     }
 
     pub fn one_row(self, sql: &str) -> Vec<String> {
@@ -165,45 +193,143 @@ impl Exclusive {
     }
 }
 
+/// The databases made so far in this run of the tests, so that each is
+/// made once whichever test comes to it first.
+static MADE: Mutex<Vec<(Db, &str)>> = Mutex::new(Vec::new());
+
 impl Place {
+    /// The same database, in schema `schema` (PostgreSQL; MariaDB has
+    /// none: the database is its schema).
+    pub fn schema(self, schema: &'static str) -> Place {
+        Place {
+            schema: Some(schema),
+            ..self
+        }
+    }
+
+    /// The same database with the server's own search_path
+    /// (`"$user", public`), as a session that sets none has it.
+    pub fn default_search_path(self) -> Place {
+        Place {
+            schema: None,
+            ..self
+        }
+    }
+
+    /// The same database, connected as `user`: a PostgreSQL role with
+    /// LOGIN or a MariaDB user the test made.
+    pub fn user(self, user: &'static str) -> Place {
+        Place {
+            who: Who::User(user),
+            ..self
+        }
+    }
+
+    /// The same database, connected as the server's superuser.
+    pub fn root(self) -> Place {
+        Place {
+            who: Who::Root,
+            ..self
+        }
+    }
+
     /// The client, and what a script begins with to work in this place.
     fn client(self) -> (Command, String) {
         let ns = self.ns;
         match self.db {
             Db::Postgres => {
+                let user = match self.who {
+                    Who::User(user) => user,
+                    Who::Owner | Who::Root => "postgres",
+                };
                 let mut c = Command::new("psql");
-                c.arg(env("SNOWFLAKE_TEST_POSTGRES"))
-                    .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-F", "\t"])
-                    // The functions must not depend on the session's time
-                    // zone: run them under one with summer time.
-                    .env("PGTZ", "America/New_York");
-                let setup = format!(
-                    "SET client_min_messages = warning;\n\
-                     CREATE SCHEMA IF NOT EXISTS {ns};\nSET search_path = {ns};\n"
-                );
+                c.arg(format!(
+                    "{} dbname={ns} user={user}",
+                    env("SNOWFLAKE_TEST_POSTGRES")
+                ))
+                .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-F", "\t"])
+                // The functions must not depend on the session's time
+                // zone: run them under one with summer time.
+                .env("PGTZ", "America/New_York");
+                let mut setup = String::from("SET client_min_messages = warning;\n");
+                if let Some(schema) = self.schema {
+                    if !matches!(self.who, Who::User(_)) {
+                        setup.push_str(&format!("CREATE SCHEMA IF NOT EXISTS {schema};\n"));
+                    }
+                    setup.push_str(&format!("SET search_path = {schema};\n"));
+                }
                 (c, setup)
             }
             Db::Mariadb => {
+                let user = match self.who {
+                    Who::Owner => ns,
+                    Who::Root => "root",
+                    Who::User(user) => user,
+                };
                 let mut c = Command::new("mariadb");
                 c.arg("--no-defaults")
                     .arg(format!("--socket={}", env("SNOWFLAKE_TEST_MARIADB_SOCKET")))
-                    .args(["-u", "root", "-N", "-B"]);
-                let setup = format!(
-                    "CREATE DATABASE IF NOT EXISTS {ns};\nUSE {ns};\nSET time_zone = '+05:00';\n"
-                );
+                    .args(["-u", user, "-N", "-B"]);
+                let setup = format!("USE {ns};\nSET time_zone = '+05:00';\n");
                 (c, setup)
             }
         }
     }
 
-    /// Empties the schema or database, so that a test starts from nothing
-    /// whatever ran before.
-    pub fn fresh(self) -> Place {
-        let drop = match self.db {
-            Db::Postgres => format!("DROP SCHEMA {} CASCADE;", self.ns),
-            Db::Mariadb => format!("DROP DATABASE {};", self.ns),
+    /// What makes the database (and its user) when it does not exist,
+    /// run by the superuser; with `fresh`, it is dropped first.
+    fn making(self, fresh: bool) -> String {
+        let ns = self.ns;
+        match (self.db, fresh) {
+            (Db::Postgres, false) => format!(
+                "SELECT 'CREATE DATABASE {ns}' WHERE NOT EXISTS \
+                 (SELECT FROM pg_database WHERE datname = '{ns}')\\gexec\n"
+            ),
+            (Db::Postgres, true) => {
+                format!("DROP DATABASE IF EXISTS {ns} WITH (FORCE);\nCREATE DATABASE {ns};\n")
+            }
+            (Db::Mariadb, fresh) => format!(
+                "{}CREATE DATABASE IF NOT EXISTS {ns};\n\
+                 CREATE USER IF NOT EXISTS {ns}@localhost;\n\
+                 GRANT ALL ON {ns}.* TO {ns}@localhost;\n",
+                if fresh {
+                    format!("DROP DATABASE IF EXISTS {ns};\n")
+                } else {
+                    String::new()
+                }
+            ),
+        }
+    }
+
+    /// Makes the database if this run has not yet (or anew, `fresh`).
+    fn make(self, fresh: bool) {
+        let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let known = made.contains(&(self.db, self.ns));
+        if known && !fresh {
+            return;
+        }
+        let admin = Place {
+            db: self.db,
+            ns: match self.db {
+                Db::Postgres => "postgres",
+                Db::Mariadb => "mysql",
+            },
+            schema: None,
+            who: Who::Root,
         };
-        self.run(&drop).unwrap();
+        if let Err(err) = admin.start(&[self.making(fresh)]).pop().unwrap() {
+            panic!("{self:?}: cannot make the database:\n{err}");
+        }
+        if !known {
+            made.push((self.db, self.ns));
+        }
+    }
+
+    /// Empties the database, so that a test starts from nothing whatever
+    /// ran before.
+    pub fn fresh(self) -> Place {
+        let _up = servers_up();
+        self.make(true);
         self
     }
 
@@ -222,6 +348,12 @@ impl Place {
     }
 
     fn spawn(self, scripts: &[String]) -> Vec<Result<String, String>> {
+        self.make(false);
+        self.start(scripts)
+    }
+
+    /// The scripts' clients, started at once and waited for.
+    fn start(self, scripts: &[String]) -> Vec<Result<String, String>> {
         std::thread::scope(|scope| {
             let running: Vec<_> = scripts
                 .iter()
@@ -241,13 +373,16 @@ impl Place {
                         stdin.write_all(setup.as_bytes())?;
                         stdin.write_all(sql.as_bytes())
                     });
-                    child
+                    // And read from one: a client whose output nobody reads
+                    // stops when the pipe is full, so clients read one after
+                    // another would run one at a time.
+                    scope.spawn(move || child.wait_with_output().unwrap())
                 })
                 .collect();
             running
                 .into_iter()
-                .map(|child| {
-                    let out = child.wait_with_output().unwrap();
+                .map(|reading| {
+                    let out = reading.join().unwrap();
                     if out.status.success() {
                         Ok(String::from_utf8(out.stdout).unwrap().trim_end().to_owned())
                     } else {

@@ -524,10 +524,7 @@ fn several_generators(db: Db) {
         "machine=1",
     ]);
     let err = place.run(&script).unwrap_err();
-    assert!(
-        err.contains("generator gen_a already issues IDs of this layout"),
-        "{err}"
-    );
+    assert!(err.contains("generator gen_multi.gen_a_next_id"), "{err}");
     assert!(place.run("SELECT gen_c_next_id();").is_err());
     // Installing one again with its own node is fine; with another layout,
     // its state would mean nothing: refused.
@@ -551,10 +548,13 @@ fn several_generators(db: Db) {
         err.contains("prefix gen_a has a generator of another layout"),
         "{err}"
     );
-    let listed = place.run("SELECT prefix, node FROM snowflake_generators ORDER BY prefix;");
+    let listed = place.run(
+        "SELECT function_name, node_bits FROM snowflake_generators \
+         WHERE schema_name = 'gen_multi' ORDER BY function_name;",
+    );
     assert_eq!(
         listed.unwrap(),
-        "gen_a\tdatacenter=0, machine=1\ngen_b\tdatacenter=0, machine=2"
+        format!("gen_a_next_id\t{}\ngen_b_next_id\t{}", 1 << 12, 2 << 12)
     );
 }
 
@@ -565,10 +565,14 @@ fn postgres_several_generators_share_a_database() {
     // The same prefix in another schema is another generator: each
     // function keeps the schema it was installed in, whatever the caller's
     // search_path.
-    let other = Db::Postgres.at("gen_multi_other").fresh();
-    install(other, "gen_a", &["-f", "datacenter=0", "-f", "machine=3"]);
-    let out = Db::Postgres
-        .at("public")
+    let place = Db::Postgres.at("gen_multi");
+    install(
+        place.schema("gen_multi_other"),
+        "gen_a",
+        &["-f", "datacenter=0", "-f", "machine=3"],
+    );
+    let out = place
+        .schema("public")
         .one_row("SELECT gen_multi.gen_a_next_id(), gen_multi_other.gen_a_next_id();");
     let machines: Vec<u64> = out
         .iter()
@@ -593,7 +597,10 @@ fn ids_are_what_compose_makes(db: Db) {
         (
             "tw",
             "twitter",
-            &["-f", "datacenter=31", "-f", "machine=31"][..],
+            // Sonyflake's machine field (bits 0 to 15) overlaps twitter's
+            // (12 to 16) in bits 12 to 15: here they differ (14 and 15),
+            // or the second install would be refused.
+            &["-f", "datacenter=31", "-f", "machine=30"][..],
         ),
         ("sony", "sonyflake", &["-f", "machine=65535"][..]),
         (
@@ -675,7 +682,10 @@ fn times_outside_the_layout_are_refused(db: Db) {
         err.contains("before the layout's epoch, 2100-01-01T00:00:00.000Z"),
         "{err}"
     );
-    // 20 bits of milliseconds from 2020 end 17 minutes later.
+    // 20 bits of milliseconds from 2020 end 17 minutes later. A database
+    // of its own: its node field fixes bits that twitter's leaves to the
+    // sequence, so the two could issue one ID.
+    let place = db.at("gen_range_short").fresh();
     install(
         place,
         "short",
@@ -732,22 +742,26 @@ fn mariadb_generator_refuses_a_clock_that_does_not_move() {
     assert!(err.contains("--sysdate-is-now"), "{err}");
 }
 
-/// A call cancelled while it waits (a statement timeout, a client that
-/// gives up) lets go of the generator's lock: a session-level advisory
-/// lock would otherwise stay with its session, and every other caller wait
-/// behind it for as long as the session lives.
+/// The lock callers take turns under is let go as the call returns, not at
+/// the caller's commit (which would make whole transactions take turns):
+/// after a call inside a transaction, and after a call cancelled while it
+/// waits (a statement timeout, a client that gives up), which would
+/// otherwise leave every other caller waiting.
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_a_cancelled_call_lets_go_of_the_lock() {
+fn postgres_a_call_lets_go_of_the_lock_as_it_returns() {
     let place = Db::Postgres.at("gen_cancel").fresh();
     install(place, "cancel", &["--layout", SMALL, "-f", "node=2"]);
-    let out = place.run(
-        "SET statement_timeout = '200ms';\n\
+    let held = "SELECT count(*) FROM pg_locks \
+                WHERE relation = 'cancel_next_id_lock'::regclass AND pid = pg_backend_pid();";
+    let out = place.run(&format!(
+        "BEGIN;\nSELECT cancel_next_id() > 0;\n{held}\nCOMMIT;\n\
+         SET statement_timeout = '200ms';\n\
          DO $$ BEGIN PERFORM cancel_next_id() FROM generate_series(1, 100000); \
          EXCEPTION WHEN query_canceled THEN RAISE NOTICE 'cancelled'; END $$;\n\
          RESET statement_timeout;\n\
-         SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid();\n\
-         SELECT cancel_next_id() > 0;",
-    );
-    assert_eq!(out.unwrap(), "0\nt");
+         {held}\n\
+         SELECT cancel_next_id() > 0;"
+    ));
+    assert_eq!(out.unwrap(), "t\n0\n0\nt");
 }

@@ -18,7 +18,13 @@ mod functions;
 /// `<prefix>_next_id()`: uniqueness under load, the clock, restarts,
 /// several generators.
 mod generator;
+/// The generator attacked: roles with a grant too many or none, one node
+/// in two schemas, the same bits under another name, a look-alike state,
+/// statement-based binary logging.
+mod hostile;
 /// Many clients at once, each taking IDs, and what their IDs must show.
 mod load;
 /// Partitions by ID range: rows land in the partition of their period.
 mod partitions;
+/// An install of the previous script, upgraded.
+mod upgrade;

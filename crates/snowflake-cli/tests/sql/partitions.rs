@@ -118,41 +118,81 @@ fn partition_name(db: Db, table: &str, lands: Lands) -> Option<String> {
     }
 }
 
-/// Inserts a row for each time (UTC) with an ID of that time, and checks
-/// the partition it went to.
-fn check_rows(place: Place, table: &str, rows: &[(&str, Lands<'_>)]) {
+/// A period's edge: where one period ends and the next begins.
+#[derive(Debug, Clone, Copy)]
+struct Edge<'a> {
+    /// When the later period begins, UTC.
+    at: &'a str,
+    /// Where the last ID before it goes: the largest ID of the tick before.
+    before: Lands<'a>,
+    /// Where the first ID from it goes: the smallest ID of its tick.
+    from: Lands<'a>,
+}
+
+/// At each edge, inserts the last ID before it and the first ID from it,
+/// made by the read functions (`pt`, twitter's layout), and checks the
+/// partition each went to. A bound one ID off puts one of the two in the
+/// wrong partition; IDs of other sequence numbers would not see it.
+fn check_edges(place: Place, table: &str, edges: &[Edge]) {
     let db = place.db;
-    for (i, (time, lands)) in rows.iter().enumerate() {
-        let at = match db {
-            Db::Postgres => format!("timestamptz '{time}+00'"),
-            Db::Mariadb => format!("TIMESTAMP'{time}'"),
+    // The largest values of the fields below the time: the tick's last ID.
+    let last: Vec<String> = snowflake::Layout::twitter()
+        .fields()
+        .iter()
+        .map(|f| f.max().to_string())
+        .collect();
+    let last = last.join(", ");
+    for edge in edges {
+        let (at, before) = match db {
+            Db::Postgres => (
+                format!("timestamptz '{}+00'", edge.at),
+                format!("timestamptz '{}+00' - interval '1 millisecond'", edge.at),
+            ),
+            Db::Mariadb => (
+                format!("TIMESTAMP'{}'", edge.at),
+                format!("TIMESTAMP'{}' - INTERVAL 1000 MICROSECOND", edge.at),
+            ),
         };
-        // Sequence numbers apart, so that rows of one tick differ.
-        let insert = format!(
-            "INSERT INTO {table} (id, label) VALUES (pt_compose({at}, 0, 0, {i}), '{time}');"
-        );
-        let want = partition_name(db, table, *lands);
-        match (place.run(&insert), &want) {
-            (Ok(_), Some(want)) => {
-                assert_eq!(&partition_of(place, table, time), want, "the row of {time}");
+        for (label, id, lands) in [
+            (
+                format!("{} last before", edge.at),
+                format!("pt_compose({before}, {last})"),
+                edge.before,
+            ),
+            (
+                format!("{} first", edge.at),
+                format!("pt_compose({at}, 0, 0, 0)"),
+                edge.from,
+            ),
+        ] {
+            let insert = format!("INSERT INTO {table} (id, label) VALUES ({id}, '{label}');");
+            let want = partition_name(db, table, lands);
+            match (place.run(&insert), &want) {
+                (Ok(_), Some(want)) => {
+                    assert_eq!(
+                        &partition_of(place, table, &label),
+                        want,
+                        "the row of {label}"
+                    );
+                }
+                (Err(err), None) => {
+                    let refused = match db {
+                        Db::Postgres => "no partition of relation",
+                        Db::Mariadb => "no partition for value",
+                    };
+                    assert!(err.contains(refused), "{label}: {err}");
+                }
+                (got, want) => panic!("the row of {label}: {got:?}, wanted {want:?}"),
             }
-            (Err(err), None) => {
-                let refused = match db {
-                    Db::Postgres => "no partition of relation",
-                    Db::Mariadb => "no partition for value",
-                };
-                assert!(err.contains(refused), "{time}: {err}");
-            }
-            (got, want) => panic!("the row of {time}: {got:?}, wanted {want:?}"),
         }
     }
 }
 
-/// The partition that holds the row labelled `time`.
-fn partition_of(place: Place, table: &str, time: &str) -> String {
+/// The partition that holds the row labelled `label`.
+fn partition_of(place: Place, table: &str, label: &str) -> String {
     match place.db {
         Db::Postgres => place.one_row(&format!(
-            "SELECT tableoid::regclass FROM {table} WHERE label = '{time}';"
+            "SELECT tableoid::regclass FROM {table} WHERE label = '{label}';"
         ))[0]
             .clone(),
         // MariaDB names no partition of a row: ask each.
@@ -168,13 +208,13 @@ fn partition_of(place: Place, table: &str, time: &str) -> String {
                 .filter(|name| {
                     place
                         .run(&format!(
-                            "SELECT COUNT(*) FROM {table} PARTITION ({name}) WHERE label = '{time}';"
+                            "SELECT COUNT(*) FROM {table} PARTITION ({name}) WHERE label = '{label}';"
                         ))
                         .unwrap()
                         == "1"
                 })
                 .collect();
-            assert_eq!(holding.len(), 1, "{time} is in {holding:?}");
+            assert_eq!(holding.len(), 1, "{label} is in {holding:?}");
             holding[0].to_owned()
         }
     }
@@ -188,7 +228,7 @@ fn rows_land_in_their_period(db: Db) {
             "CREATE TABLE {table} (id bigint NOT NULL, label text) PARTITION BY RANGE (id);"
         ),
         Db::Mariadb => {
-            format!("CREATE TABLE {table} (id BIGINT NOT NULL PRIMARY KEY, label VARCHAR(40));")
+            format!("CREATE TABLE {table} (id BIGINT NOT NULL PRIMARY KEY, label VARCHAR(60));")
         }
     };
 
@@ -207,19 +247,38 @@ fn rows_land_in_their_period(db: Db) {
         "--time-zone",
         "America/New_York",
     ]);
-    check_rows(
+    let day = |suffix| Lands::In(suffix);
+    check_edges(
         place,
         "events",
         &[
-            ("2025-03-08 04:59:59.999", Lands::Before),
-            ("2025-03-08 05:00:00.000", Lands::In("20250308")),
-            ("2025-03-08 17:00:00.000", Lands::In("20250308")),
-            ("2025-03-09 04:59:59.999", Lands::In("20250308")),
-            ("2025-03-09 05:00:00.000", Lands::In("20250309")),
-            ("2025-03-10 03:59:59.999", Lands::In("20250309")),
-            ("2025-03-10 04:00:00.000", Lands::In("20250310")),
-            ("2025-03-11 03:59:59.999", Lands::In("20250310")),
-            ("2025-03-11 04:00:00.000", Lands::Refused),
+            Edge {
+                at: "2025-03-08 05:00:00.000",
+                before: Lands::Before,
+                from: day("20250308"),
+            },
+            // Within the 8th: midday is no edge, both IDs are the 8th's.
+            Edge {
+                at: "2025-03-08 17:00:00.000",
+                before: day("20250308"),
+                from: day("20250308"),
+            },
+            Edge {
+                at: "2025-03-09 05:00:00.000",
+                before: day("20250308"),
+                from: day("20250309"),
+            },
+            // The 9th had 23 hours.
+            Edge {
+                at: "2025-03-10 04:00:00.000",
+                before: day("20250309"),
+                from: day("20250310"),
+            },
+            Edge {
+                at: "2025-03-11 04:00:00.000",
+                before: day("20250310"),
+                from: Lands::Refused,
+            },
         ],
     );
 
@@ -235,15 +294,30 @@ fn rows_land_in_their_period(db: Db) {
         "--every",
         "month",
     ]);
-    check_rows(
+    check_edges(
         place,
         "monthly",
         &[
-            ("2024-12-01 00:00:00.000", Lands::In("202412")),
-            ("2024-12-31 23:59:59.999", Lands::In("202412")),
-            ("2025-01-01 00:00:00.000", Lands::In("202501")),
-            ("2025-02-28 23:59:59.999", Lands::In("202502")),
-            ("2025-03-01 00:00:00.000", Lands::Refused),
+            Edge {
+                at: "2024-12-01 00:00:00.000",
+                before: Lands::Before,
+                from: Lands::In("202412"),
+            },
+            Edge {
+                at: "2025-01-01 00:00:00.000",
+                before: Lands::In("202412"),
+                from: Lands::In("202501"),
+            },
+            Edge {
+                at: "2025-02-01 00:00:00.000",
+                before: Lands::In("202501"),
+                from: Lands::In("202502"),
+            },
+            Edge {
+                at: "2025-03-01 00:00:00.000",
+                before: Lands::In("202502"),
+                from: Lands::Refused,
+            },
         ],
     );
 }
@@ -271,7 +345,7 @@ fn postgres_rows_land_in_the_partition_of_their_time() {
         "SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass), \
          (SELECT count(*) FROM events);",
     );
-    assert_eq!(got, ["5", "7"]);
+    assert_eq!(got, ["5", "8"]);
 }
 
 #[test]
