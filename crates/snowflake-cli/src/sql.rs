@@ -21,7 +21,7 @@ mod postgres;
 mod postgres_generator;
 
 use snowflake::{Error, Layout};
-use snowflake_server::input::parse_fields;
+use snowflake_io::parse_fields;
 
 use generator::NextId;
 pub use partitions::Periods;

@@ -51,11 +51,3 @@ pub use routes::ids::MAX_COUNT;
 pub use serve::{ServeError, serve, serve_until};
 pub use source::{IdSource, Shutdown, Standalone, Unavailable};
 pub use state::AppState;
-
-/// Transitional, for the CLI's `sql` module alone, which another change is
-/// rewriting: the parser moved to `snowflake_io::parse_fields`. Remove this
-/// once `crates/snowflake-cli/src/sql.rs` imports it from there.
-#[doc(hidden)]
-pub mod input {
-    pub use snowflake_io::parse_fields;
-}
