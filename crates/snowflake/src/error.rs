@@ -418,7 +418,14 @@ impl fmt::Display for Error {
                 }
                 write!(f, "; {allowed}")?;
                 if *hint {
-                    f.write_str(" (name the form to read base32, base62 or base58)")?;
+                    f.write_str(" (name the form to read ")?;
+                    let named: Vec<&str> = crate::TextForm::ALL
+                        .into_iter()
+                        .filter(|form| !form.is_guessed())
+                        .map(crate::TextForm::name)
+                        .collect();
+                    write_or_list(f, named.iter().copied())?;
+                    f.write_str(")")?;
                 }
                 Ok(())
             }
@@ -457,15 +464,7 @@ impl fmt::Display for Error {
             } => write!(f, "{field} {value} is not allowed; {allowed}"),
             Repr::UnknownTextForm { value, forms } => {
                 write!(f, "format {value} is not allowed; a text form is ")?;
-                for (i, form) in forms.iter().enumerate() {
-                    let before = match i {
-                        0 => "",
-                        _ if i + 1 == forms.len() => " or ",
-                        _ => ", ",
-                    };
-                    write!(f, "{before}{form}")?;
-                }
-                Ok(())
+                write_or_list(f, forms.iter().copied())
             }
             Repr::ClockBackwards {
                 by_ms,
@@ -496,6 +495,23 @@ impl fmt::Display for Error {
             Repr::StoreInUse { message } => write!(f, "high-water mark store: {message}"),
         }
     }
+}
+
+/// `a, b or c`.
+fn write_or_list<'a>(
+    f: &mut fmt::Formatter<'_>,
+    items: impl ExactSizeIterator<Item = &'a str>,
+) -> fmt::Result {
+    let last = items.len().saturating_sub(1);
+    for (i, item) in items.enumerate() {
+        let before = match i {
+            0 => "",
+            _ if i == last => " or ",
+            _ => ", ",
+        };
+        write!(f, "{before}{item}")?;
+    }
+    Ok(())
 }
 
 fn write_list(f: &mut fmt::Formatter<'_>, items: &[impl AsRef<str>]) -> fmt::Result {

@@ -11,95 +11,203 @@ use crate::digits;
 use crate::error::{Error, Repr, TextProblem};
 use crate::id::Id;
 
-/// How an ID is written as text.
-///
-/// | form | alphabet | width | example (4194439168) |
-/// | --- | --- | --- | --- |
-/// | `decimal` | `0-9` | 1 to 20 | `4194439168` |
-/// | `hex` | `0x` then `0-9a-f` | 1 to 16 digits | `0xfa021000` |
-/// | `base32` | Crockford: `0-9A-Z` without `I L O U` | always 13 | `0000003X04400` |
-/// | `base62` | `0-9A-Za-z` | always 11 | `000004ZrREe` |
-/// | `base58` | Bitcoin: `1-9A-Za-z` without `0 I O l` | 1 to 11 | `7Pebdh` |
-///
-/// Both base32 and base62 are written at a fixed width with leading zeros and
-/// their alphabets are in ASCII order, so **sorting their text sorts the
-/// IDs**: for any two IDs `a < b`, `a`'s base32 (or base62) text is less than
-/// `b`'s, byte by byte. Decimal, hex and base58 have no fixed width and do
-/// not keep that order (`"9" > "10"`).
-///
-/// Parsing takes the form explicitly; [`Id::parse`] recognises only decimal
-/// and `0x` hexadecimal, because a run of digits is valid decimal, base32,
-/// base62 and base58 at once and would mean four different IDs. There is no
-/// prefix for base32, base62 or base58: name the form.
-///
-/// Base32 reads upper or lower case and Crockford's aliases (`I` and `L` as
-/// `1`, `O` as `0`); base32 and base62 take 1 up to their full width, so the
-/// leading zeros may be left out. Hex takes its digits with or without `0x`.
-///
-/// ```
-/// use snowflake::{Id, TextForm};
-///
-/// let id = Id::new(4194439168);
-/// assert_eq!(id.to_text(TextForm::Base32), "0000003X04400");
-/// assert_eq!(id.to_text(TextForm::Base62), "000004ZrREe");
-/// assert_eq!(id.to_text(TextForm::Base58), "7Pebdh");
-/// assert_eq!(TextForm::Base32.parse("3xo44oo")?, id);
-/// assert_eq!("base62".parse::<TextForm>()?, TextForm::Base62);
-/// # Ok::<(), snowflake::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TextForm {
-    /// Decimal digits, as `Display` writes an ID.
-    Decimal,
-    /// `0x` and lower-case hexadecimal digits.
-    Hex,
-    /// Crockford base32, 13 upper-case characters.
-    Base32,
-    /// Base62 (`0-9A-Za-z`), 11 characters.
-    Base62,
-    /// Base58 with Bitcoin's alphabet.
-    Base58,
+/// What defines a text form. Every property of a form is read from its
+/// entry in the table of [`TextForm`]; nothing else matches on the form, so
+/// a new form is one entry there (and its line in `testdata/vectors.json`).
+struct Spec {
+    name: &'static str,
+    /// The digits, in the order of their values; the radix is its length.
+    alphabet: &'static [u8],
+    /// Written before the digits, and read with or without them (either
+    /// case): `0x` for hex.
+    prefix: &'static str,
+    /// Written with leading zeros to this many digits at least.
+    width: usize,
+    /// Read at `width` digits at the most, so that every ID has one width
+    /// and the text sorts as the IDs do.
+    fixed: bool,
+    /// Read in either case.
+    either_case: bool,
+    /// Further characters read as a digit's value: Crockford's look-alikes.
+    aliases: &'static [(u8, u8)],
+    /// Recognised without being named ([`Id::parse`]): the forms whose
+    /// text cannot be taken for another's.
+    guessed: bool,
+    /// What the form accepts, in words, for messages and help.
+    allowed: &'static str,
 }
 
-const BASE32: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const BASE58: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+/// Declares the forms once: the enum, [`TextForm::ALL`] and each form's
+/// [`Spec`] come from the one list below.
+macro_rules! text_forms {
+    ($( $(#[$doc:meta])* $form:ident => $spec:expr, )+) => {
+        /// How an ID is written as text.
+        ///
+        /// | form | alphabet | width | example (4194439168) |
+        /// | --- | --- | --- | --- |
+        /// | `decimal` | `0-9` | 1 to 20 | `4194439168` |
+        /// | `hex` | `0x` then `0-9a-f` | 1 to 16 digits | `0xfa021000` |
+        /// | `base32` | Crockford: `0-9A-Z` without `I L O U` | always 13 | `0000003X04400` |
+        /// | `base62` | `0-9A-Za-z` | always 11 | `000004ZrREe` |
+        /// | `base58` | Bitcoin: `1-9A-Za-z` without `0 I O l` | 1 to 11 | `7Pebdh` |
+        ///
+        /// Both base32 and base62 are written at a fixed width with leading zeros and
+        /// their alphabets are in ASCII order, so **sorting their text sorts the
+        /// IDs**: for any two IDs `a < b`, `a`'s base32 (or base62) text is less than
+        /// `b`'s, byte by byte. Decimal, hex and base58 have no fixed width and do
+        /// not keep that order (`"9" > "10"`).
+        ///
+        /// Parsing takes the form explicitly; [`Id::parse`] recognises only decimal
+        /// and `0x` hexadecimal, because a run of digits is valid decimal, base32,
+        /// base62 and base58 at once and would mean four different IDs. There is no
+        /// prefix for base32, base62 or base58: name the form.
+        ///
+        /// Base32 reads upper or lower case and Crockford's aliases (`I` and `L` as
+        /// `1`, `O` as `0`); base32 and base62 take 1 up to their full width, so the
+        /// leading zeros may be left out. Hex takes its digits with or without `0x`.
+        ///
+        /// ```
+        /// use snowflake::{Id, TextForm};
+        ///
+        /// let id = Id::new(4194439168);
+        /// assert_eq!(id.to_text(TextForm::Base32), "0000003X04400");
+        /// assert_eq!(id.to_text(TextForm::Base62), "000004ZrREe");
+        /// assert_eq!(id.to_text(TextForm::Base58), "7Pebdh");
+        /// assert_eq!(TextForm::Base32.parse("3xo44oo")?, id);
+        /// assert_eq!("base62".parse::<TextForm>()?, TextForm::Base62);
+        /// # Ok::<(), snowflake::Error>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum TextForm {
+            $( $(#[$doc])* $form, )+
+        }
 
-/// A byte's digit value in one form, or `NONE`. Built at compile time from
-/// the alphabets above, so the encoder and the parser cannot disagree.
+        impl TextForm {
+            /// Every form, in the order the JSON breakdown lists them after decimal.
+            ///
+            /// ```
+            /// assert_eq!(snowflake::TextForm::ALL.len(), 5);
+            /// ```
+            pub const ALL: [TextForm; [$(stringify!($form)),+].len()] = [$(TextForm::$form),+];
+
+            /// The form's entry in the table.
+            const fn spec(self) -> &'static Spec {
+                match self {
+                    $( TextForm::$form => {
+                        const SPEC: Spec = $spec;
+                        &SPEC
+                    } )+
+                }
+            }
+        }
+    };
+}
+
+text_forms! {
+    /// Decimal digits, as `Display` writes an ID.
+    Decimal => Spec {
+        name: "decimal",
+        alphabet: b"0123456789",
+        prefix: "",
+        width: 1,
+        fixed: false,
+        either_case: false,
+        aliases: &[],
+        guessed: true,
+        allowed: "a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615",
+    },
+    /// `0x` and lower-case hexadecimal digits.
+    Hex => Spec {
+        name: "hex",
+        alphabet: b"0123456789abcdef",
+        prefix: "0x",
+        width: 1,
+        fixed: false,
+        either_case: true,
+        aliases: &[],
+        guessed: true,
+        allowed: "a hex ID is 1 to 16 digits 0-9 and a-f (either case), with or without 0x",
+    },
+    /// Crockford base32, 13 upper-case characters.
+    Base32 => Spec {
+        name: "base32",
+        alphabet: b"0123456789ABCDEFGHJKMNPQRSTVWXYZ",
+        prefix: "",
+        width: 13,
+        fixed: true,
+        either_case: true,
+        aliases: &[(b'I', 1), (b'L', 1), (b'O', 0)],
+        guessed: false,
+        allowed: "a base32 ID is 1 to 13 Crockford characters 0-9 and A-Z without U \
+                  (either case; I and L read as 1, O as 0), up to FZZZZZZZZZZZZ",
+    },
+    /// Base62 (`0-9A-Za-z`), 11 characters.
+    Base62 => Spec {
+        name: "base62",
+        alphabet: b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+        prefix: "",
+        width: 11,
+        fixed: true,
+        either_case: false,
+        aliases: &[],
+        guessed: false,
+        allowed: "a base62 ID is 1 to 11 characters 0-9, A-Z and a-z, up to LygHa16AHYF",
+    },
+    /// Base58 with Bitcoin's alphabet.
+    Base58 => Spec {
+        name: "base58",
+        alphabet: b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz",
+        prefix: "",
+        width: 1,
+        fixed: false,
+        either_case: false,
+        aliases: &[],
+        guessed: false,
+        allowed: "a base58 ID is 1 to 11 characters 1-9, A-Z and a-z without 0, I, O and l, \
+                  up to jpXCZedGfVQ",
+    },
+}
+
+/// A byte's digit value in one form, or `NONE`.
 const NONE: u8 = u8::MAX;
 
-const fn table(alphabet: &[u8]) -> [u8; 256] {
-    let mut t = [NONE; 256];
-    let mut i = 0;
-    while i < alphabet.len() {
-        t[alphabet[i] as usize] = i as u8;
-        i += 1;
+/// Every byte's digit value in each form, in the order of
+/// [`TextForm::ALL`], built at compile time from the table, so that the
+/// encoder and the parser cannot disagree.
+const DIGITS: [[u8; 256]; TextForm::ALL.len()] = {
+    let mut tables = [[NONE; 256]; TextForm::ALL.len()];
+    let mut f = 0;
+    while f < TextForm::ALL.len() {
+        let spec = TextForm::ALL[f].spec();
+        let t = &mut tables[f];
+        let mut i = 0;
+        while i < spec.alphabet.len() {
+            let byte = spec.alphabet[i];
+            t[byte as usize] = i as u8;
+            if spec.either_case {
+                t[byte.to_ascii_lowercase() as usize] = i as u8;
+                t[byte.to_ascii_uppercase() as usize] = i as u8;
+            }
+            i += 1;
+        }
+        let mut a = 0;
+        while a < spec.aliases.len() {
+            let (byte, value) = spec.aliases[a];
+            t[byte as usize] = value;
+            if spec.either_case {
+                t[byte.to_ascii_lowercase() as usize] = value;
+            }
+            a += 1;
+        }
+        f += 1;
     }
-    t
-}
-
-const BASE62_DIGITS: [u8; 256] = table(BASE62);
-const BASE58_DIGITS: [u8; 256] = table(BASE58);
-const BASE32_DIGITS: [u8; 256] = {
-    let mut t = table(BASE32);
-    // Crockford: decoding ignores case and reads the look-alikes.
-    let mut i = 0;
-    while i < BASE32.len() {
-        t[BASE32[i].to_ascii_lowercase() as usize] = i as u8;
-        i += 1;
-    }
-    t[b'I' as usize] = 1;
-    t[b'i' as usize] = 1;
-    t[b'L' as usize] = 1;
-    t[b'l' as usize] = 1;
-    t[b'O' as usize] = 0;
-    t[b'o' as usize] = 0;
-    t
+    tables
 };
 
 /// Writes `n` in radix `R` at the end of `buf`, at least `width` digits;
-/// returns where the digits start.
+/// returns where the digits start. The radix is a constant so that the
+/// divisions compile to multiplications (a bulk decode writes several
+/// numbers per ID).
 fn radix_digits<const R: u64>(
     mut n: u64,
     alphabet: &[u8],
@@ -115,20 +223,34 @@ fn radix_digits<const R: u64>(
     i
 }
 
-impl TextForm {
-    /// Every form, in the order the JSON breakdown lists them after decimal.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::TextForm::ALL.len(), 5);
-    /// ```
-    pub const ALL: [TextForm; 5] = [
-        TextForm::Decimal,
-        TextForm::Hex,
-        TextForm::Base32,
-        TextForm::Base62,
-        TextForm::Base58,
-    ];
+/// [`radix_digits`] for a radix without a constant of its own.
+fn any_radix_digits(
+    mut n: u64,
+    alphabet: &[u8],
+    width: usize,
+    buf: &mut [u8; TextForm::MAX_LEN],
+) -> usize {
+    let radix = alphabet.len() as u64;
+    let mut i = buf.len();
+    while n > 0 || buf.len() - i < width {
+        i -= 1;
+        buf[i] = alphabet[(n % radix) as usize];
+        n /= radix;
+    }
+    i
+}
 
+/// How many digits `u64::MAX` takes in `radix`.
+const fn longest(radix: u64) -> usize {
+    let (mut n, mut len) = (u64::MAX, 0);
+    while n > 0 {
+        n /= radix;
+        len += 1;
+    }
+    len
+}
+
+impl TextForm {
     /// The forms' names, in the order of [`TextForm::ALL`]: what a front end
     /// offers where a form is asked for.
     ///
@@ -165,7 +287,20 @@ impl TextForm {
     /// let mut buf = [0u8; snowflake::TextForm::MAX_LEN];
     /// assert_eq!(snowflake::TextForm::Decimal.encode(u64::MAX.into(), &mut buf).len(), 20);
     /// ```
-    pub const MAX_LEN: usize = 20;
+    pub const MAX_LEN: usize = {
+        let mut max = 0;
+        let mut i = 0;
+        while i < TextForm::ALL.len() {
+            let spec = TextForm::ALL[i].spec();
+            let len = spec.prefix.len() + longest(spec.alphabet.len() as u64);
+            let len = if len > spec.width { len } else { spec.width };
+            if len > max {
+                max = len;
+            }
+            i += 1;
+        }
+        max
+    };
 
     /// The form's name: `decimal`, `hex`, `base32`, `base62` or `base58`.
     ///
@@ -173,13 +308,7 @@ impl TextForm {
     /// assert_eq!(snowflake::TextForm::Base58.name(), "base58");
     /// ```
     pub const fn name(self) -> &'static str {
-        match self {
-            TextForm::Decimal => "decimal",
-            TextForm::Hex => "hex",
-            TextForm::Base32 => "base32",
-            TextForm::Base62 => "base62",
-            TextForm::Base58 => "base58",
-        }
+        self.spec().name
     }
 
     /// The width every ID is written at, for the forms that keep sort order.
@@ -192,11 +321,32 @@ impl TextForm {
     /// assert_eq!(TextForm::Base58.fixed_width(), None);
     /// ```
     pub const fn fixed_width(self) -> Option<usize> {
-        match self {
-            TextForm::Base32 => Some(13),
-            TextForm::Base62 => Some(11),
-            _ => None,
+        let spec = self.spec();
+        if spec.fixed { Some(spec.width) } else { None }
+    }
+
+    /// The characters the form writes its digits with, in the order of
+    /// their values (after the prefix, if any).
+    ///
+    /// ```
+    /// assert_eq!(snowflake::TextForm::Hex.alphabet(), "0123456789abcdef");
+    /// ```
+    pub const fn alphabet(self) -> &'static str {
+        match core::str::from_utf8(self.spec().alphabet) {
+            Ok(alphabet) => alphabet,
+            Err(_) => panic!("an alphabet is ASCII"),
         }
+    }
+
+    /// Whether [`Id::parse`] recognises the form without being told (decimal,
+    /// and hex by its `0x`); the others must be named.
+    ///
+    /// ```
+    /// assert!(snowflake::TextForm::Hex.is_guessed());
+    /// assert!(!snowflake::TextForm::Base58.is_guessed());
+    /// ```
+    pub const fn is_guessed(self) -> bool {
+        self.spec().guessed
     }
 
     /// What the form accepts, in words, for error messages and help.
@@ -205,51 +355,12 @@ impl TextForm {
     /// assert!(snowflake::TextForm::Base62.allowed().contains("0-9, A-Z and a-z"));
     /// ```
     pub const fn allowed(self) -> &'static str {
-        match self {
-            TextForm::Decimal => {
-                "a decimal ID is 1 to 20 digits 0-9, from 0 to 18446744073709551615"
-            }
-            TextForm::Hex => {
-                "a hex ID is 1 to 16 digits 0-9 and a-f (either case), with or without 0x"
-            }
-            TextForm::Base32 => {
-                "a base32 ID is 1 to 13 Crockford characters 0-9 and A-Z without U \
-                 (either case; I and L read as 1, O as 0), up to FZZZZZZZZZZZZ"
-            }
-            TextForm::Base62 => {
-                "a base62 ID is 1 to 11 characters 0-9, A-Z and a-z, up to LygHa16AHYF"
-            }
-            TextForm::Base58 => {
-                "a base58 ID is 1 to 11 characters 1-9, A-Z and a-z without 0, I, O and l, \
-                 up to jpXCZedGfVQ"
-            }
-        }
+        self.spec().allowed
     }
 
-    const fn radix(self) -> u64 {
-        match self {
-            TextForm::Decimal => 10,
-            TextForm::Hex => 16,
-            TextForm::Base32 => 32,
-            TextForm::Base62 => 62,
-            TextForm::Base58 => 58,
-        }
-    }
-
-    const fn digit(self, byte: u8) -> u8 {
-        match self {
-            TextForm::Decimal if byte.is_ascii_digit() => byte - b'0',
-            TextForm::Hex => match byte {
-                b'0'..=b'9' => byte - b'0',
-                b'a'..=b'f' => byte - b'a' + 10,
-                b'A'..=b'F' => byte - b'A' + 10,
-                _ => NONE,
-            },
-            TextForm::Base32 => BASE32_DIGITS[byte as usize],
-            TextForm::Base62 => BASE62_DIGITS[byte as usize],
-            TextForm::Base58 => BASE58_DIGITS[byte as usize],
-            TextForm::Decimal => NONE,
-        }
+    /// The byte's value as a digit of this form, or [`NONE`].
+    fn digit(self, byte: u8) -> u8 {
+        DIGITS[self as usize][byte as usize]
     }
 
     /// Writes `id` in this form into `buf` and returns the text, without
@@ -300,23 +411,70 @@ impl TextForm {
         buf.len() - self.encode_bytes(id, buf).len()
     }
 
-    /// The encoder behind both: each radix a constant, so that the divisions
-    /// compile to multiplications (a bulk decode writes several numbers per ID).
+    /// The encoder behind both: the common radixes as constants, so that
+    /// the divisions compile to multiplications (a bulk decode writes
+    /// several numbers per ID).
     fn encode_bytes(self, id: Id, buf: &mut [u8; TextForm::MAX_LEN]) -> &[u8] {
-        let n = id.get();
-        let start = match self {
-            TextForm::Decimal => digits::decimal_back(n, buf, TextForm::MAX_LEN),
-            TextForm::Hex => {
-                let i = radix_digits::<16>(n, b"0123456789abcdef", 1, buf);
-                buf[i - 2] = b'0';
-                buf[i - 1] = b'x';
-                i - 2
+        let (n, spec) = (id.get(), self.spec());
+        let (alphabet, width) = (spec.alphabet, spec.width);
+        let mut start = match alphabet.len() {
+            10 if alphabet == b"0123456789" && width <= 1 => {
+                digits::decimal_back(n, buf, TextForm::MAX_LEN)
             }
-            TextForm::Base32 => radix_digits::<32>(n, BASE32, 13, buf),
-            TextForm::Base62 => radix_digits::<62>(n, BASE62, 11, buf),
-            TextForm::Base58 => radix_digits::<58>(n, BASE58, 1, buf),
+            16 => radix_digits::<16>(n, alphabet, width, buf),
+            32 => radix_digits::<32>(n, alphabet, width, buf),
+            58 => radix_digits::<58>(n, alphabet, width, buf),
+            62 => radix_digits::<62>(n, alphabet, width, buf),
+            _ => any_radix_digits(n, alphabet, width, buf),
         };
+        for &byte in spec.prefix.as_bytes().iter().rev() {
+            start -= 1;
+            buf[start] = byte;
+        }
         &buf[start..]
+    }
+
+    /// `input` after this form's prefix, in either case; `None` when the
+    /// form has no prefix or `input` does not start with it.
+    fn after_prefix(self, input: &[u8]) -> Option<&[u8]> {
+        let prefix = self.spec().prefix.as_bytes();
+        match input.split_at_checked(prefix.len()) {
+            Some((head, rest)) if !prefix.is_empty() && head.eq_ignore_ascii_case(prefix) => {
+                Some(rest)
+            }
+            _ => None,
+        }
+    }
+
+    /// The form [`Id::parse`] reads text without a prefix in.
+    const UNPREFIXED: TextForm = {
+        let mut found = None;
+        let mut i = 0;
+        while i < TextForm::ALL.len() {
+            let spec = TextForm::ALL[i].spec();
+            if spec.guessed && spec.prefix.is_empty() {
+                assert!(found.is_none(), "one guessed form without a prefix");
+                found = Some(TextForm::ALL[i]);
+            }
+            i += 1;
+        }
+        match found {
+            Some(form) => form,
+            None => panic!("one guessed form without a prefix"),
+        }
+    };
+
+    /// The form [`Id::parse`] reads `input` in, and its digits: a guessed
+    /// form whose prefix it starts with, else the one without a prefix.
+    fn guess(input: &[u8]) -> (TextForm, &[u8]) {
+        for form in TextForm::ALL {
+            if form.is_guessed()
+                && let Some(digits) = form.after_prefix(input)
+            {
+                return (form, digits);
+            }
+        }
+        (TextForm::UNPREFIXED, input)
     }
 
     /// Reads an ID written in this form, with an error that names the input,
@@ -333,13 +491,10 @@ impl TextForm {
     /// # Ok::<(), snowflake::Error>(())
     /// ```
     pub fn parse(self, input: &str) -> Result<Id, Error> {
-        let digits = match self {
-            TextForm::Hex => input
-                .strip_prefix("0x")
-                .or_else(|| input.strip_prefix("0X"))
-                .unwrap_or(input),
-            _ => input,
-        };
+        let digits = self.after_prefix(input.as_bytes()).map_or(input, |digits| {
+            // The prefix is ASCII: what follows starts on a character.
+            &input[input.len() - digits.len()..]
+        });
         self.parse_digits(input, digits)
     }
 
@@ -369,7 +524,7 @@ impl TextForm {
     }
 
     fn slow_value_of(self, digits: &[u8]) -> Result<u64, (TextProblem, usize)> {
-        let radix = self.radix();
+        let radix = self.spec().alphabet.len() as u64;
         let mut value: u64 = 0;
         for (at, &byte) in digits.iter().enumerate() {
             let digit = self.digit(byte);
@@ -405,8 +560,7 @@ impl TextForm {
                     allowed: self.allowed(),
                     problem,
                     // Letters in what was read as a number: maybe another form.
-                    hint: matches!(self, TextForm::Decimal | TextForm::Hex)
-                        && matches!(problem, TextProblem::BadChar(_)),
+                    hint: self.is_guessed() && matches!(problem, TextProblem::BadChar(_)),
                 })
             })
     }
@@ -414,27 +568,19 @@ impl TextForm {
     /// The ID in `input` if it is well formed, without building an error;
     /// `None` sends the caller to the `&str` parser for the message.
     fn parse_fast(form: Option<TextForm>, input: &[u8]) -> Option<Id> {
-        let hex = input
-            .strip_prefix(b"0x")
-            .or_else(|| input.strip_prefix(b"0X"));
-        let (form, digits) = match (form, hex) {
-            (None | Some(TextForm::Hex), Some(hex)) => (TextForm::Hex, hex),
-            (None, None) => (TextForm::Decimal, input),
-            (Some(form), _) => (form, input),
+        let (form, digits) = match form {
+            None => TextForm::guess(input),
+            Some(form) => (form, form.after_prefix(input).unwrap_or(input)),
         };
         form.value_of(digits).ok().map(Id::new)
     }
 
-    /// Decimal, or hexadecimal after `0x`: the forms [`Id::parse`] recognises
-    /// without being told.
+    /// The forms [`Id::parse`] recognises without being told: decimal, or
+    /// hexadecimal after `0x`.
     pub(crate) fn parse_auto(input: &str) -> Result<Id, Error> {
-        match input
-            .strip_prefix("0x")
-            .or_else(|| input.strip_prefix("0X"))
-        {
-            Some(hex) => TextForm::Hex.parse_digits(input, hex),
-            None => TextForm::Decimal.parse_digits(input, input),
-        }
+        let (form, digits) = TextForm::guess(input.as_bytes());
+        // A prefix is ASCII: what follows starts on a character.
+        form.parse_digits(input, &input[input.len() - digits.len()..])
     }
 }
 
@@ -553,6 +699,12 @@ mod tests {
     use alloc::format;
     use proptest::prelude::*;
 
+    // The alphabets typed again, apart from the table, for the table to be
+    // checked against.
+    const BASE32: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    const BASE58: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
     /// The plain definition of each form, for the fast encoder to agree with.
     fn reference(form: TextForm, mut n: u64) -> String {
         let (alphabet, radix): (&[u8], u64) = match form {
@@ -592,9 +744,14 @@ mod tests {
 
     #[test]
     fn alphabets_are_in_ascii_order_without_repeats() {
-        for alphabet in [&BASE32[..], &BASE62[..], &BASE58[..]] {
-            assert!(alphabet.windows(2).all(|w| w[0] < w[1]));
+        for form in TextForm::ALL {
+            let alphabet = form.alphabet().as_bytes();
+            assert!(alphabet.windows(2).all(|w| w[0] < w[1]), "{form}");
+            assert!(alphabet.len() >= 2 && alphabet.is_ascii(), "{form}");
         }
+        assert_eq!(TextForm::Base32.alphabet().as_bytes(), BASE32);
+        assert_eq!(TextForm::Base62.alphabet().as_bytes(), BASE62);
+        assert_eq!(TextForm::Base58.alphabet().as_bytes(), BASE58);
         assert!(!BASE58.iter().any(|b| b"0IOl".contains(b)));
         assert!(!BASE32.iter().any(|b| b"ILOU".contains(b)));
     }
