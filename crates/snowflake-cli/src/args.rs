@@ -69,6 +69,17 @@ pub enum Command {
     /// The web page as one self-contained HTML file that works opened from
     /// disk, offline: `snowflake page > snowflake.html`.
     Page,
+    /// Print a reference page in Markdown, made from its source: the
+    /// commands and flags, the HTTP API, or the preset layouts.
+    Reference(ReferenceArgs),
+}
+
+/// `reference PAGE`.
+#[derive(Debug, Args)]
+pub struct ReferenceArgs {
+    /// Which page.
+    #[arg(value_enum)]
+    pub page: crate::reference::Page,
 }
 
 #[derive(Debug, Subcommand)]

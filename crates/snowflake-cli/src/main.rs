@@ -19,6 +19,7 @@ mod manual;
 mod mask;
 mod output;
 mod plan;
+mod reference;
 mod render;
 mod serve;
 mod sql;
@@ -137,6 +138,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), Failure> {
         Command::Completions(args) => emit(&manual::completions(args.shell)),
         Command::Man => emit(&manual::man_page()?),
         Command::Page => emit(&snowflake_server::standalone_page()),
+        Command::Reference(args) => emit(&args.page.markdown()),
     }
 }
 

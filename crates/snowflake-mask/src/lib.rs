@@ -91,3 +91,8 @@ pub use key::MaskKey;
 pub use key_file::KeyFile;
 pub use keyring::Keyring;
 pub use masker::Masker;
+
+// The guide's page on masking is tested as this crate's doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/masking.md")]
+struct MaskingGuideDoctests;

@@ -48,6 +48,8 @@ pub use config::Config;
 pub use page::{content_security_policy, standalone_page};
 pub use problem::Problem;
 pub use routes::ids::MAX_COUNT;
+/// The service's OpenAPI document, as it serves it at `/api/v1/openapi.json`.
+pub use routes::openapi::document as openapi_document;
 pub use serve::{ServeError, serve, serve_until};
 pub use source::{IdSource, Shutdown, Standalone, Unavailable};
 pub use state::AppState;

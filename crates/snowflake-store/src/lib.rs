@@ -33,3 +33,9 @@ mod refusal;
 mod testing;
 
 pub use file::FileMarkStore;
+
+// The guide's page on the library is tested as this crate's doc-tests: its
+// examples use the core and the file store together.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/library.md")]
+struct LibraryGuideDoctests;

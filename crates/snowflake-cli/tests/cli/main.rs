@@ -53,3 +53,7 @@ mod healthcheck;
 
 /// `completions` and `man`, read by bash, zsh, fish, groff and man.
 mod completions;
+
+/// The docs against the code: generated references fresh, links whole, the
+/// guide's command lines running.
+mod docs;
