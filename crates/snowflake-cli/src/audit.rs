@@ -19,12 +19,10 @@ use snowflake_ops::{Audit, AuditReport};
 
 use crate::args::AuditArgs;
 use crate::failure::Failure;
+use crate::id_stream::BUFFER;
 use crate::output::{emit, json_line, report};
 use crate::render::table;
 use crate::usage::UsageError;
-
-/// Read through buffers this large, as `decode -` reads.
-const BUFFER: usize = 1 << 16;
 
 /// A token that was not an ID, kept for the JSON report.
 struct Bad {
@@ -188,97 +186,124 @@ fn heading(what: &str, count: u64, shown: usize) -> String {
     }
 }
 
+/// The report in text: a summary line, the counts, each listing that has
+/// entries, and the verdict.
 fn text(report: &AuditReport<'_>, bad: u64) -> String {
-    let layout = report.layout();
+    let mut out = summary(report);
+    out.push_str(&counts(report, bad));
+    out.push_str(&duplicates(report));
+    out.push_str(&strays(report));
+    out.push_str(&nodes(report));
+    out.push('\n');
+    out.push_str(&verdict(report, bad));
+    out
+}
+
+/// What was read, as what, when.
+fn summary(report: &AuditReport<'_>) -> String {
     let mut out = format!(
         "Audit of {} IDs read as {}, judged at {}",
         report.ids(),
-        layout.name(),
+        report.layout().name(),
         UnixMillis(report.now_ms())
     );
     if let Some((first, last)) = report.span_ms() {
         let _ = write!(out, "; dated {} to {}", UnixMillis(first), UnixMillis(last));
     }
     out.push_str(".\n\n");
+    out
+}
+
+/// The table of counts, with what each means; the platform's and the
+/// sequence's rows only where the layout has them.
+fn counts(report: &AuditReport<'_>, bad: u64) -> String {
+    let layout = report.layout();
+    let row = |name: &str, count: u64, what: String| [name.to_string(), count.to_string(), what];
     let mut rows: Vec<[String; 3]> = vec![
-        ["ids".into(), report.ids().to_string(), String::new()],
-        [
-            "distinct".into(),
-            report.distinct().to_string(),
-            String::new(),
-        ],
-        [
-            "duplicated".into(),
-            report.duplicated_values().to_string(),
+        row("ids", report.ids(), String::new()),
+        row("distinct", report.distinct(), String::new()),
+        row(
+            "duplicated",
+            report.duplicated_values(),
             format!(
                 "values read more than once; {} copies beyond the first",
                 report.extra_copies()
             ),
-        ],
-        [
-            "not increasing".into(),
-            report.not_increasing().to_string(),
+        ),
+        row(
+            "not increasing",
+            report.not_increasing(),
             "IDs not above their node's ID before them: a clock set back, two processes on one \
              node, or a copy"
                 .into(),
-        ],
-        [
-            "future".into(),
-            report.future().to_string(),
+        ),
+        row(
+            "future",
+            report.future(),
             format!(
                 "IDs dated more than {} s after now",
                 Readings::FUTURE_SLACK_MS / 1000
             ),
-        ],
+        ),
     ];
     if let (Some(early), Some(platform)) = (report.before_platform(), layout.platform()) {
-        rows.push([
-            "before platform".into(),
-            early.to_string(),
+        let day = UnixMillis(platform.launched_ms()).to_string();
+        rows.push(row(
+            "before platform",
+            early,
             format!(
                 "IDs dated before {} began ({})",
                 platform.name(),
-                &UnixMillis(platform.launched_ms()).to_string()[..10]
+                &day[..10]
             ),
-        ]);
+        ));
     }
     if let (Some(units), Some(seq)) = (report.saturated_units(), layout.sequence()) {
-        rows.push([
-            "saturated units".into(),
-            units.to_string(),
+        rows.push(row(
+            "saturated units",
+            units,
             format!(
                 "time units in which a node issued its last sequence number ({}): it used all {} \
                  and had to wait",
                 seq.max(),
                 seq.max() + 1
             ),
-        ]);
-    }
-    rows.push([
-        "bad".into(),
-        bad.to_string(),
-        "tokens that are not IDs of the layout (on stderr)".into(),
-    ]);
-    out.push_str(&table(&["", "count", "what"], &rows));
-    if !report.duplicates().is_empty() {
-        out.push_str(&heading(
-            "Duplicated values",
-            report.duplicated_values(),
-            report.duplicates().len(),
         ));
-        let rows: Vec<[String; 3]> = report
-            .duplicates()
-            .iter()
-            .map(|d| {
-                [
-                    d.id().to_string(),
-                    d.count().to_string(),
-                    time_of(report, d.id()),
-                ]
-            })
-            .collect();
-        out.push_str(&table(&["id", "times read", "time"], &rows));
     }
+    rows.push(row(
+        "bad",
+        bad,
+        "tokens that are not IDs of the layout (on stderr)".into(),
+    ));
+    table(&["", "count", "what"], &rows)
+}
+
+/// The duplicated values, with how often each was read.
+fn duplicates(report: &AuditReport<'_>) -> String {
+    let duplicates = report.duplicates();
+    if duplicates.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<[String; 3]> = duplicates
+        .iter()
+        .map(|d| {
+            [
+                d.id().to_string(),
+                d.count().to_string(),
+                time_of(report, d.id()),
+            ]
+        })
+        .collect();
+    heading(
+        "Duplicated values",
+        report.duplicated_values(),
+        duplicates.len(),
+    ) + &table(&["id", "times read", "time"], &rows)
+}
+
+/// IDs dated where they cannot be: the future, before the platform began.
+fn strays(report: &AuditReport<'_>) -> String {
+    let mut out = String::new();
     for (what, count, ids) in [
         ("From the future", report.future(), report.future_ids()),
         (
@@ -296,53 +321,49 @@ fn text(report: &AuditReport<'_>, bad: u64) -> String {
             out.push_str(&table(&["id", "time"], &rows));
         }
     }
-    if !report.nodes().is_empty() {
-        let names: Vec<&str> = layout.node_fields().map(|f| f.name()).collect();
-        let node_header = if names.is_empty() {
-            "node".to_string()
-        } else {
-            names.join(",")
-        };
-        out.push_str(&heading(
-            "Nodes",
-            report.nodes().len() as u64,
-            report.nodes().len(),
-        ));
-        let rows: Vec<[String; 6]> = report
-            .nodes()
-            .iter()
-            .map(|n| {
-                let fields: Vec<String> = n.fields().map(|(_, v)| v.to_string()).collect();
-                [
-                    if fields.is_empty() {
-                        "(the only one)".to_string()
-                    } else {
-                        fields.join(",")
-                    },
-                    n.ids().to_string(),
-                    UnixMillis(n.first_ms()).to_string(),
-                    UnixMillis(n.last_ms()).to_string(),
-                    n.not_increasing().to_string(),
-                    n.saturated_units()
-                        .map_or_else(|| "-".to_string(), |u| u.to_string()),
-                ]
-            })
-            .collect();
-        out.push_str(&table(
-            &[
-                &node_header,
-                "ids",
-                "first",
-                "last",
-                "not increasing",
-                "saturated units",
-            ],
-            &rows,
-        ));
-    }
-    out.push('\n');
-    out.push_str(&verdict(report, bad));
     out
+}
+
+/// Each node's IDs: how many, when, and how they ran.
+fn nodes(report: &AuditReport<'_>) -> String {
+    let nodes = report.nodes();
+    if nodes.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = report.layout().node_fields().map(|f| f.name()).collect();
+    let node_header = if names.is_empty() {
+        "node".to_string()
+    } else {
+        names.join(",")
+    };
+    let rows: Vec<[String; 6]> = nodes
+        .iter()
+        .map(|n| {
+            let fields: Vec<String> = n.fields().map(|(_, v)| v.to_string()).collect();
+            [
+                if fields.is_empty() {
+                    "(the only one)".to_string()
+                } else {
+                    fields.join(",")
+                },
+                n.ids().to_string(),
+                UnixMillis(n.first_ms()).to_string(),
+                UnixMillis(n.last_ms()).to_string(),
+                n.not_increasing().to_string(),
+                n.saturated_units()
+                    .map_or_else(|| "-".to_string(), |u| u.to_string()),
+            ]
+        })
+        .collect();
+    let header = [
+        node_header.as_str(),
+        "ids",
+        "first",
+        "last",
+        "not increasing",
+        "saturated units",
+    ];
+    heading("Nodes", nodes.len() as u64, nodes.len()) + &table(&header, &rows)
 }
 
 /// The last line: nothing wrong, or what to look at.

@@ -7,82 +7,63 @@
 //! whether any line was bad. The stream is read and written through buffers
 //! in constant memory, one ID at a time.
 
-use std::io::{self, BufRead, IsTerminal, Write};
-
 use snowflake::{Clock, Id, Layout, Readings, SystemClock, TextForm};
-use snowflake_io::{Format, Records, Tokens, all_layouts, decode_stream};
+use snowflake_io::{Format, Records, all_layouts};
 
 use crate::args::DecodeArgs;
 use crate::failure::Failure;
-use crate::output::{emit, json_line, report};
+use crate::id_stream::{self, Joined, from_stdin};
+use crate::output::{emit, json_line};
 use crate::render;
 use crate::usage::UsageError;
 
-/// Large enough that reading and writing cost a system call per few
-/// thousand IDs.
-pub const BUFFER: usize = 1 << 16;
-
-pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
-    let form = args.form.format;
-    let l = &args.layout;
-    if all_layouts(&l.layout, l.epoch.as_deref(), l.tick_ms.as_deref())? {
-        return every_preset(args, form);
-    }
-    let layout = args.layout.resolve()?;
-    let stream = from_stdin(&args.ids)?;
-    let format = if args.json {
-        Some(Format::Ndjson)
-    } else if args.csv {
-        Some(Format::Csv)
-    } else {
-        None
-    };
-    let output = form.unwrap_or(TextForm::Decimal);
-    if !stream {
-        return arguments(&args.ids, &layout, form, format);
-    }
-    let input = io::BufReader::with_capacity(BUFFER, io::stdin().lock());
-    let bad = match format {
-        Some(format) => records(input, &layout, form, format, output)?,
-        None => text(input, &layout, form, output)?,
-    };
-    match bad {
-        0 => Ok(()),
-        n => Err(Failure::BadInput(format!(
-            "{n} of the IDs read could not be decoded; see {}",
-            if format.is_some() {
-                "their error records"
-            } else {
-                "the lines above"
-            }
-        ))),
-    }
+/// What the command writes: the text breakdown, or records.
+#[derive(Clone, Copy)]
+enum Written {
+    Breakdown,
+    Records(Format),
 }
 
-/// Whether the IDs of a command that reads them like `decode` come from
-/// stdin (`-`, or none given with stdin not a terminal) rather than from
-/// the arguments.
-pub fn from_stdin(ids: &[String]) -> Result<bool, Failure> {
-    match ids {
-        [] if io::stdin().is_terminal() => Err(Failure::Argument(UsageError::new(
-            "id",
-            "(none)",
-            "give IDs as arguments, or - to read them from stdin",
-        ))),
-        [] => Ok(true),
-        [one] if one == "-" => Ok(true),
-        ids if ids.iter().any(|id| id == "-") => Err(Failure::Argument(UsageError::new(
-            "id",
-            "-",
-            "- reads IDs from stdin and comes alone, without other IDs",
-        ))),
-        _ => Ok(false),
+pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
+    // The form IDs are read in, when not decimal or 0x hex; the one they
+    // are written back in, where they are written.
+    let read_as = args.form.format;
+    let write_as = read_as.unwrap_or(TextForm::Decimal);
+    let l = &args.layout;
+    if all_layouts(&l.layout, l.epoch.as_deref(), l.tick_ms.as_deref())? {
+        return every_preset(args, read_as);
     }
+    let layout = args.layout.resolve()?;
+    let written = match (args.json, args.csv) {
+        (true, _) => Written::Records(Format::Ndjson),
+        (_, true) => Written::Records(Format::Csv),
+        _ => Written::Breakdown,
+    };
+    if !from_stdin(&args.ids)? {
+        return arguments(&args.ids, &layout, read_as, written);
+    }
+    let input = id_stream::stdin();
+    let bad = match written {
+        Written::Records(format) => {
+            id_stream::records(input, &layout, read_as, format, write_as, Ok)?
+        }
+        Written::Breakdown => {
+            // A blank line between two breakdowns.
+            let joined = Joined {
+                between: "\n",
+                after: "",
+            };
+            id_stream::text(input, read_as, joined, |id| {
+                Ok(render::decoded(&layout.decode(id)?, write_as))
+            })?
+        }
+    };
+    id_stream::outcome(bad, "decoded", matches!(written, Written::Records(_)))
 }
 
 /// `--layout all`: each ID given read under every preset, judged against
 /// the system clock's now.
-fn every_preset(args: &DecodeArgs, form: Option<TextForm>) -> Result<(), Failure> {
+fn every_preset(args: &DecodeArgs, read_as: Option<TextForm>) -> Result<(), Failure> {
     let refuse = |allowed| Failure::Argument(UsageError::new("layout", "all", allowed));
     if args.ids.is_empty() || args.ids.iter().any(|id| id == "-") {
         return Err(refuse(
@@ -96,7 +77,7 @@ fn every_preset(args: &DecodeArgs, form: Option<TextForm>) -> Result<(), Failure
     let now = SystemClock.now_ms();
     let mut text = String::new();
     for raw in &args.ids {
-        let all = Readings::new(&presets, Id::parse_as(raw, form)?, now);
+        let all = Readings::new(&presets, Id::parse_as(raw, read_as)?, now);
         if args.json {
             text.push_str(&json_line(&all));
         } else {
@@ -113,84 +94,36 @@ fn every_preset(args: &DecodeArgs, form: Option<TextForm>) -> Result<(), Failure
 fn arguments(
     ids: &[String],
     layout: &Layout,
-    form: Option<TextForm>,
-    format: Option<Format>,
+    read_as: Option<TextForm>,
+    written: Written,
 ) -> Result<(), Failure> {
     let parsed: Vec<Id> = ids
         .iter()
-        .map(|raw| Id::parse_as(raw, form))
+        .map(|raw| Id::parse_as(raw, read_as))
         .collect::<Result<_, _>>()?;
-    let output = form.unwrap_or(TextForm::Decimal);
-    if let Some(Format::Csv) = format {
-        let mut records = Records::new(Vec::new(), layout, Format::Csv, output)?;
-        for (line, id) in (1..).zip(&parsed) {
-            records.ok(line, &layout.decode(*id)?)?;
-        }
-        let csv = records.finish()?;
-        return emit(&String::from_utf8_lossy(&csv));
-    }
+    let write_as = read_as.unwrap_or(TextForm::Decimal);
     let mut text = String::new();
-    for id in parsed {
-        let decoded = layout.decode(id)?;
-        if format.is_some() {
-            text.push_str(&json_line(&decoded));
-        } else {
-            text.push_str(&render::decoded(&decoded, output));
-            if ids.len() > 1 {
-                text.push('\n');
+    match written {
+        Written::Records(Format::Csv) => {
+            let mut records = Records::new(Vec::new(), layout, Format::Csv, write_as)?;
+            for (line, id) in (1..).zip(&parsed) {
+                records.ok(line, &layout.decode(*id)?)?;
+            }
+            text = String::from_utf8_lossy(&records.finish()?).into_owned();
+        }
+        Written::Records(_) => {
+            for id in parsed {
+                text.push_str(&json_line(&layout.decode(id)?));
+            }
+        }
+        Written::Breakdown => {
+            for id in parsed {
+                text.push_str(&render::decoded(&layout.decode(id)?, write_as));
+                if ids.len() > 1 {
+                    text.push('\n');
+                }
             }
         }
     }
     emit(&text)
-}
-
-/// A stream as NDJSON or CSV records; returns how many IDs were bad.
-fn records(
-    input: impl BufRead,
-    layout: &Layout,
-    form: Option<TextForm>,
-    format: Format,
-    output: TextForm,
-) -> Result<u64, Failure> {
-    // Records buffer their output themselves.
-    let mut records = Records::new(io::stdout().lock(), layout, format, output)?;
-    let counts = decode_stream(input, form, None, &mut records, |_, _, _| Ok(()))
-        .map_err(io::Error::from)?;
-    drop(records.finish()?);
-    Ok(counts.bad)
-}
-
-/// A stream as the text breakdown, a blank line between IDs; each bad ID is
-/// a line on stderr with its line number. Returns how many were bad.
-fn text(
-    input: impl BufRead,
-    layout: &Layout,
-    form: Option<TextForm>,
-    output: TextForm,
-) -> Result<u64, Failure> {
-    let mut out = io::BufWriter::with_capacity(BUFFER, anstream::stdout().lock());
-    let mut tokens = Tokens::new(input);
-    let mut bad = 0;
-    let mut first = true;
-    while let Some(token) = tokens.next_token()? {
-        let decoded = token.id(form).and_then(|id| layout.decode(id));
-        match decoded {
-            Ok(decoded) => {
-                if !first {
-                    out.write_all(b"\n")?;
-                }
-                first = false;
-                out.write_all(render::decoded(&decoded, output).as_bytes())?;
-            }
-            Err(err) => {
-                bad += 1;
-                // What went before is on stdout first, so the two read in order
-                // when they share a terminal.
-                out.flush()?;
-                report(&format!("line {}: {err}", token.line));
-            }
-        }
-    }
-    out.flush()?;
-    Ok(bad)
 }

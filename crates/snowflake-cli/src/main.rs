@@ -13,6 +13,7 @@ mod decode;
 mod failure;
 mod generate;
 mod healthcheck;
+mod id_stream;
 mod identity;
 mod layouts;
 mod manual;

@@ -10,15 +10,13 @@
 //! The key is read from the file named by `--key-file` and goes nowhere
 //! else: no message here holds it, and the crate's errors never do.
 
-use std::io::{self, BufRead, Write};
-
 use snowflake::{Error, Id, Layout, TextForm};
-use snowflake_io::{Format, Records, Tokens};
+use snowflake_io::Format;
 use snowflake_mask::{KeyFile, Masker};
 
 use crate::args::{KeyFileArgs, LayoutArgs, MaskArgs, MaskKeyNewArgs, UnmaskArgs};
-use crate::decode::{BUFFER, from_stdin};
 use crate::failure::Failure;
+use crate::id_stream::{self, Joined, from_stdin};
 use crate::output::{emit, json_line, report};
 
 /// Which way the IDs go.
@@ -99,22 +97,28 @@ fn run(
     if !stream {
         return arguments(ids, &masker, form, way, output);
     }
-    let input = io::BufReader::with_capacity(BUFFER, io::stdin().lock());
+    let input = id_stream::stdin();
     let bad = match output {
-        Output::Id(written) => ids_stream(input, &masker, form, way, written)?,
-        Output::Json => records_stream(input, &masker, form)?,
+        Output::Id(written) => {
+            let joined = Joined {
+                between: "",
+                after: "\n",
+            };
+            id_stream::text(input, form, joined, |id| {
+                Ok(way.apply(&masker, id)?.to_text(written))
+            })?
+        }
+        // Only `unmask` writes breakdowns.
+        Output::Json => id_stream::records(
+            input,
+            masker.layout(),
+            form,
+            Format::Ndjson,
+            TextForm::Decimal,
+            |id| way.apply(&masker, id),
+        )?,
     };
-    match bad {
-        0 => Ok(()),
-        n => Err(Failure::BadInput(format!(
-            "{n} of the IDs read could not be {}; see {}",
-            way.done(),
-            match output {
-                Output::Id(_) => "the lines above",
-                Output::Json => "their error records",
-            }
-        ))),
-    }
+    id_stream::outcome(bad, way.done(), matches!(output, Output::Json))
 }
 
 /// The masker for the key in the file at `path`, after a warning on stderr
@@ -147,66 +151,4 @@ fn arguments(
         }
     }
     emit(&text)
-}
-
-/// A stream, one ID a line out; each bad ID is a line on stderr with its
-/// line number. Returns how many were bad.
-fn ids_stream(
-    input: impl BufRead,
-    masker: &Masker,
-    form: Option<TextForm>,
-    way: Way,
-    written: TextForm,
-) -> Result<u64, Failure> {
-    let mut out = io::BufWriter::with_capacity(BUFFER, anstream::stdout().lock());
-    let mut tokens = Tokens::new(input);
-    let mut bad = 0;
-    while let Some(token) = tokens.next_token()? {
-        match token.id(form).and_then(|id| way.apply(masker, id)) {
-            Ok(id) => {
-                out.write_all(id.to_text(written).as_bytes())?;
-                out.write_all(b"\n")?;
-            }
-            Err(err) => {
-                bad += 1;
-                // What went before is on stdout first, so the two read in
-                // order when they share a terminal.
-                out.flush()?;
-                report(&format!("line {}: {err}", token.line));
-            }
-        }
-    }
-    out.flush()?;
-    Ok(bad)
-}
-
-/// A stream unmasked into NDJSON breakdowns, and an error record for each
-/// bad ID, as `decode --json` writes them. Returns how many were bad.
-fn records_stream(
-    input: impl BufRead,
-    masker: &Masker,
-    form: Option<TextForm>,
-) -> Result<u64, Failure> {
-    let layout = masker.layout();
-    // Records buffer their output themselves.
-    let mut records = Records::new(
-        io::stdout().lock(),
-        layout,
-        Format::Ndjson,
-        TextForm::Decimal,
-    )?;
-    let mut tokens = Tokens::new(input);
-    let mut bad = 0;
-    while let Some(token) = tokens.next_token()? {
-        let unmasked = token.id(form).and_then(|id| masker.unmask(id));
-        match unmasked.and_then(|id| layout.decode(id)) {
-            Ok(decoded) => records.ok(token.line, &decoded)?,
-            Err(err) => {
-                bad += 1;
-                records.bad(token.line, &token.input(), &err)?;
-            }
-        }
-    }
-    drop(records.finish()?);
-    Ok(bad)
 }

@@ -96,111 +96,113 @@ fn http_api(document: &Value) -> String {
          ([the service](../service.md)).\n",
         cell(&document["info"]["description"])
     );
-    let empty = serde_json::Map::new();
-    let paths = document["paths"].as_object().unwrap_or(&empty);
-    let mut routes: Vec<(&String, &String, &Value)> = Vec::new();
-    for (path, operations) in paths {
-        for (method, operation) in operations.as_object().unwrap_or(&empty) {
+    let routes = routes(document);
+    out.push_str("\n| route | what |\n| --- | --- |\n");
+    for (path, method, operation) in &routes {
+        let route = format!("{} {path}", method.to_uppercase());
+        let summary = cell(&operation["summary"]);
+        let _ = writeln!(out, "| [`{route}`](#{}) | {summary} |", anchor(&route));
+    }
+    for (path, method, operation) in &routes {
+        out.push_str(&route_section(path, method, operation));
+    }
+    out.push_str("\n# Shapes\n");
+    for (name, schema) in document["components"]["schemas"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&shape_section(name, schema));
+    }
+    out
+}
+
+/// Every operation of the document: path, method, operation.
+fn routes(document: &Value) -> Vec<(&String, &String, &Value)> {
+    let mut routes = Vec::new();
+    for (path, operations) in document["paths"].as_object().into_iter().flatten() {
+        for (method, operation) in operations.as_object().into_iter().flatten() {
             routes.push((path, method, operation));
         }
     }
-    out.push_str("\n| route | what |\n| --- | --- |\n");
-    for (path, method, operation) in &routes {
-        let _ = writeln!(
-            out,
-            "| [`{} {path}`](#{}) | {} |",
-            method.to_uppercase(),
-            anchor(&format!("{} {path}", method.to_uppercase())),
-            cell(&operation["summary"])
-        );
-    }
-    for (path, method, operation) in &routes {
-        let _ = write!(out, "\n## {} {path}\n\n", method.to_uppercase());
-        for key in ["summary", "description"] {
-            if let Some(text) = operation[key].as_str()
-                && !(key == "description" && Some(text) == operation["summary"].as_str())
-            {
-                let _ = write!(out, "{text}\n\n");
-            }
-        }
-        if let Some(params) = operation["parameters"].as_array() {
-            out.push_str(
-                "| parameter | in | required | what | values |\n| --- | --- | --- | --- | --- |\n",
-            );
-            for p in params {
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} | {} | {} |",
-                    cell(&p["name"]),
-                    cell(&p["in"]),
-                    if p["required"] == Value::Bool(true) {
-                        "yes"
-                    } else {
-                        "no"
-                    },
-                    cell(&p["description"]),
-                    schema_words(&p["schema"])
-                );
-            }
-            out.push('\n');
-        }
-        if let Some(content) = operation["requestBody"]["content"].as_object() {
-            out.push_str("Body:\n\n");
-            for (media, body) in content {
-                let _ = writeln!(out, "- `{media}`: {}", schema_words(&body["schema"]));
-            }
-            out.push('\n');
-        }
-        out.push_str("| status | what | body |\n| --- | --- | --- |\n");
-        for (status, response) in operation["responses"].as_object().unwrap_or(&empty) {
-            let bodies: Vec<String> = response["content"]
-                .as_object()
-                .unwrap_or(&empty)
-                .iter()
-                .map(|(media, body)| format!("`{media}`: {}", schema_words(&body["schema"])))
-                .collect();
-            let _ = writeln!(
-                out,
-                "| {status} | {} | {} |",
-                cell(&response["description"]),
-                bodies.join("; ")
-            );
-        }
-    }
-    out.push_str("\n# Shapes\n");
-    let schemas = document["components"]["schemas"]
-        .as_object()
-        .unwrap_or(&empty);
-    for (name, schema) in schemas {
-        let _ = write!(out, "\n## {name}\n\n");
-        if let Some(text) = schema["description"].as_str() {
+    routes
+}
+
+/// One route: what it does, its parameters, its body, its answers.
+fn route_section(path: &str, method: &str, operation: &Value) -> String {
+    let mut out = format!("\n## {} {path}\n\n", method.to_uppercase());
+    for key in ["summary", "description"] {
+        if let Some(text) = operation[key].as_str()
+            && !(key == "description" && Some(text) == operation["summary"].as_str())
+        {
             let _ = write!(out, "{text}\n\n");
         }
-        match schema["properties"].as_object() {
-            Some(properties) => {
-                let required: Vec<&str> = schema["required"]
-                    .as_array()
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                out.push_str("| field | type | always there | what |\n| --- | --- | --- | --- |\n");
-                for (field, property) in properties {
-                    let _ = writeln!(
-                        out,
-                        "| `{field}` | {} | {} | {} |",
-                        schema_words(property),
-                        if required.contains(&field.as_str()) {
-                            "yes"
-                        } else {
-                            "no"
-                        },
-                        cell(&property["description"]).replace("null", "")
-                    );
-                }
-            }
-            None => {
-                let _ = writeln!(out, "{}", schema_words(schema));
-            }
+    }
+    if let Some(params) = operation["parameters"].as_array() {
+        out.push_str(
+            "| parameter | in | required | what | values |\n| --- | --- | --- | --- | --- |\n",
+        );
+        for p in params {
+            let required = if p["required"] == Value::Bool(true) {
+                "yes"
+            } else {
+                "no"
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {required} | {} | {} |",
+                cell(&p["name"]),
+                cell(&p["in"]),
+                cell(&p["description"]),
+                schema_words(&p["schema"])
+            );
         }
+        out.push('\n');
+    }
+    if let Some(content) = operation["requestBody"]["content"].as_object() {
+        out.push_str("Body:\n\n");
+        for (media, body) in content {
+            let _ = writeln!(out, "- `{media}`: {}", schema_words(&body["schema"]));
+        }
+        out.push('\n');
+    }
+    out.push_str("| status | what | body |\n| --- | --- | --- |\n");
+    for (status, response) in operation["responses"].as_object().into_iter().flatten() {
+        let bodies: Vec<String> = (response["content"].as_object().into_iter().flatten())
+            .map(|(media, body)| format!("`{media}`: {}", schema_words(&body["schema"])))
+            .collect();
+        let (what, bodies) = (cell(&response["description"]), bodies.join("; "));
+        let _ = writeln!(out, "| {status} | {what} | {bodies} |");
+    }
+    out
+}
+
+/// One component schema: its fields, or what it is.
+fn shape_section(name: &str, schema: &Value) -> String {
+    let mut out = format!("\n## {name}\n\n");
+    if let Some(text) = schema["description"].as_str() {
+        let _ = write!(out, "{text}\n\n");
+    }
+    let Some(properties) = schema["properties"].as_object() else {
+        let _ = writeln!(out, "{}", schema_words(schema));
+        return out;
+    };
+    let required: Vec<&str> = (schema["required"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    out.push_str("| field | type | always there | what |\n| --- | --- | --- | --- |\n");
+    for (field, property) in properties {
+        let always = if required.contains(&field.as_str()) {
+            "yes"
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            out,
+            "| `{field}` | {} | {always} | {} |",
+            schema_words(property),
+            cell(&property["description"]).replace("null", "")
+        );
     }
     out
 }

@@ -49,5 +49,5 @@ mod tokens;
 
 pub use input::{all_layouts, parse_fields, parse_time, resolve_layout};
 pub use records::{BadRecord, Format, Records};
-pub use stream::{Counts, Decoder, StreamError, decode_stream};
+pub use stream::{Counts, Decoder, StreamError, decode_stream, decode_stream_through};
 pub use tokens::{MAX_ID_LEN, Token, Tokens};

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use snowflake::{Error, TextForm};
+use snowflake::{Error, Id, TextForm};
 
 use crate::records::Records;
 use crate::tokens::Tokens;
@@ -71,10 +71,24 @@ pub fn decode_stream<R: BufRead, W: Write>(
     form: Option<TextForm>,
     limit: Option<u64>,
     records: &mut Records<'_, W>,
+    on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
+) -> Result<Counts, StreamError> {
+    decode_stream_through(input, form, limit, records, Ok, on_bad)
+}
+
+/// [`decode_stream`] with each ID first passed `through` a function that
+/// may refuse it (`snowflake unmask --json` decodes what a key unmasks): a
+/// refusal is an error record, as a bad ID is.
+pub fn decode_stream_through<R: BufRead, W: Write>(
+    input: R,
+    form: Option<TextForm>,
+    limit: Option<u64>,
+    records: &mut Records<'_, W>,
+    mut through: impl FnMut(Id) -> Result<Id, Error>,
     mut on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
 ) -> Result<Counts, StreamError> {
     let mut decoder = Decoder::new(input, form, limit);
-    while decoder.next(records, &mut on_bad)? {}
+    while decoder.next_through(records, &mut through, &mut on_bad)? {}
     Ok(decoder.counts())
 }
 
@@ -103,6 +117,17 @@ impl<R: BufRead> Decoder<R> {
     pub fn next<W: Write>(
         &mut self,
         records: &mut Records<'_, W>,
+        on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
+    ) -> Result<bool, StreamError> {
+        self.next_through(records, Ok, on_bad)
+    }
+
+    /// [`Decoder::next`], the ID first passed `through` a function that may
+    /// refuse it.
+    fn next_through<W: Write>(
+        &mut self,
+        records: &mut Records<'_, W>,
+        mut through: impl FnMut(Id) -> Result<Id, Error>,
         mut on_bad: impl FnMut(u64, &str, &Error) -> io::Result<()>,
     ) -> Result<bool, StreamError> {
         let Some(token) = self.tokens.next_token()? else {
@@ -116,6 +141,7 @@ impl<R: BufRead> Decoder<R> {
         let line = token.line;
         match token
             .id(self.form)
+            .and_then(&mut through)
             .and_then(|id| records.layout().decode(id))
         {
             Ok(decoded) => {

@@ -49,6 +49,50 @@ impl Token<'_> {
     }
 }
 
+/// A token copied piece by piece: whether it has begun, on which line, and
+/// whether it ran past [`MAX_ID_LEN`].
+struct Gathered {
+    started: bool,
+    start_line: u64,
+    too_long: bool,
+}
+
+impl Gathered {
+    /// Takes what `buf` holds of the token into `token` (up to
+    /// [`MAX_ID_LEN`] bytes), counting the line breaks before it into
+    /// `line`; returns how many bytes were used and whether the token ended.
+    fn take(&mut self, buf: &[u8], token: &mut Vec<u8>, line: &mut u64) -> (usize, bool) {
+        let mut i = 0;
+        while i < buf.len() {
+            let byte = buf[i];
+            if byte.is_ascii_whitespace() {
+                if self.started {
+                    return (i, true);
+                }
+                if byte == b'\n' {
+                    *line += 1;
+                }
+                i += 1;
+                continue;
+            }
+            if !self.started {
+                self.started = true;
+                self.start_line = *line;
+            }
+            let end = buf[i..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(buf.len(), |p| i + p);
+            let room = MAX_ID_LEN.saturating_sub(token.len());
+            let take = (end - i).min(room);
+            token.extend_from_slice(&buf[i..i + take]);
+            self.too_long |= end - i > room;
+            i = end;
+        }
+        (i, false)
+    }
+}
+
 impl<R: BufRead> Tokens<R> {
     /// Reads tokens from `reader`, counting lines from 1.
     pub fn new(reader: R) -> Self {
@@ -80,10 +124,18 @@ impl<R: BufRead> Tokens<R> {
                 text: Ok(text),
             }));
         }
+        self.copied_token()
+    }
+
+    /// The next token, copied out of the reader's buffer a piece at a
+    /// time: one that spans two fills of it, or is too long to lend.
+    fn copied_token(&mut self) -> io::Result<Option<Token<'_>>> {
         self.token.clear();
-        let mut started = false;
-        let mut start_line = self.line;
-        let mut too_long = false;
+        let mut gathered = Gathered {
+            started: false,
+            start_line: self.line,
+            too_long: false,
+        };
         loop {
             let buf = match self.reader.fill_buf() {
                 Ok(buf) => buf,
@@ -93,44 +145,16 @@ impl<R: BufRead> Tokens<R> {
             if buf.is_empty() {
                 break;
             }
-            let mut i = 0;
-            let mut ended = false;
-            while i < buf.len() {
-                let byte = buf[i];
-                if byte.is_ascii_whitespace() {
-                    if started {
-                        ended = true;
-                        break;
-                    }
-                    if byte == b'\n' {
-                        self.line += 1;
-                    }
-                    i += 1;
-                    continue;
-                }
-                if !started {
-                    started = true;
-                    start_line = self.line;
-                }
-                let end = buf[i..]
-                    .iter()
-                    .position(u8::is_ascii_whitespace)
-                    .map_or(buf.len(), |p| i + p);
-                let room = MAX_ID_LEN.saturating_sub(self.token.len());
-                let take = (end - i).min(room);
-                self.token.extend_from_slice(&buf[i..i + take]);
-                too_long |= end - i > room;
-                i = end;
-            }
-            self.reader.consume(i);
+            let (used, ended) = gathered.take(buf, &mut self.token, &mut self.line);
+            self.reader.consume(used);
             if ended {
                 break;
             }
         }
-        if !started {
+        if !gathered.started {
             return Ok(None);
         }
-        let text = if too_long {
+        let text = if gathered.too_long {
             let shown: String = String::from_utf8_lossy(&self.token)
                 .chars()
                 .take(32)
@@ -144,7 +168,7 @@ impl<R: BufRead> Tokens<R> {
             Ok(&self.token[..])
         };
         Ok(Some(Token {
-            line: start_line,
+            line: gathered.start_line,
             text,
         }))
     }
