@@ -1,0 +1,116 @@
+"""snowflake_next_id() against NEXTVAL() of a sequence and the plain-SQL
+generator (`snowflake sql --dialect mysql --generator`) on one private
+server, in the same rounds: `scripts/mariadb-function bench [ROUNDS]`.
+
+Per round and per connection count, each query runs through mariadb-slap
+in turn; the order rotates from round to round. `SELECT 1` is the floor:
+a statement's round trip with no function at all. Then one statement that
+makes 200,000 IDs, which shows each function's own cost without the round
+trip. Medians and the spread (lowest to highest) of the rounds."""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from support import ROOT, Server, build, temp_dir  # noqa: E402
+
+QUERIES = 40_000
+BULK = 200_000
+
+
+def snowflake_cli():
+    given = os.environ.get("SNOWFLAKE_BIN")
+    if given:
+        return given
+    subprocess.run(["nice", "-n", "10", "cargo", "build", "--release", "-q", "-p", "snowflake-cli"],
+                   cwd=ROOT, check=True)
+    return os.path.join(ROOT, "target", "release", "snowflake")
+
+
+def slap(server, query, concurrency):
+    """IDs (statements) a second, all clients together."""
+    out = subprocess.run(
+        ["mariadb-slap", "--no-defaults", f"--socket={server.sock}", "-u", "root",
+         f"--concurrency={concurrency}", "--iterations=1",
+         f"--number-of-queries={QUERIES}", "--create-schema=bench", "--no-drop",
+         f"--query={query}"], check=True, capture_output=True, text=True).stdout
+    seconds = float(re.search(r"Average number of seconds to run all queries: ([0-9.]+)",
+                              out).group(1))
+    return QUERIES / seconds
+
+
+def bulk(server, expression):
+    started = time.perf_counter()
+    server.sql(f"SELECT COUNT({expression}) FROM seq_1_to_{BULK}", database="bench")
+    return BULK / (time.perf_counter() - started)
+
+
+def main(argv):
+    rounds = int(argv[0]) if argv else 5
+    tmp = temp_dir()
+    server = Server(tmp, "bench", build(), ["snowflake-fields=datacenter=1,machine=7",
+                                             "skip-log-bin"])
+    try:
+        server.start()
+        server.install_functions()
+        script = subprocess.run(
+            [snowflake_cli(), "sql", "--dialect", "mysql", "--generator", "--prefix", "sqlgen",
+             "-f", "datacenter=1", "-f", "machine=8"], check=True, capture_output=True,
+            text=True).stdout
+        server.sql("CREATE DATABASE bench; CREATE SEQUENCE bench.s CACHE 1000;")
+        server.sql(script, database="bench")
+        queries = {
+            "SELECT 1 (the floor)": "SELECT 1",
+            "snowflake_next_id()": "SELECT snowflake_next_id()",
+            "NEXTVAL(s)": "SELECT NEXTVAL(s)",
+            "plain-SQL sqlgen_next_id()": "SELECT sqlgen_next_id()",
+        }
+        bulks = {
+            "snowflake_next_id()": "snowflake_next_id()",
+            "NEXTVAL(s)": "NEXTVAL(s)",
+            "plain-SQL sqlgen_next_id()": "sqlgen_next_id()",
+        }
+        rates = {(name, c): [] for name in queries for c in (1, 16)}
+        ratios = {c: [] for c in (1, 16)}
+        bulk_rates = {name: [] for name in bulks}
+        names = list(queries)
+        for r in range(rounds):
+            order = names[r % len(names):] + names[:r % len(names)]
+            for c in (1, 16):
+                got = {}
+                for name in order:
+                    got[name] = slap(server, queries[name], c)
+                    rates[(name, c)].append(got[name])
+                ratios[c].append(got["snowflake_next_id()"] / got["NEXTVAL(s)"])
+            for name, expr in bulks.items():
+                bulk_rates[name].append(bulk(server, expr))
+            print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+        print(f"{rounds} rounds of {QUERIES} statements, MariaDB "
+              f"{server.value('SELECT VERSION()')}, {os.cpu_count()} cores\n")
+        print("| query | connections | statements/s, median | lowest – highest |")
+        print("| --- | ---: | ---: | ---: |")
+        for (name, c), values in rates.items():
+            print(f"| `{name}` | {c} | {statistics.median(values):,.0f} | "
+                  f"{min(values):,.0f} – {max(values):,.0f} |")
+        print()
+        for c, values in ratios.items():
+            print(f"snowflake_next_id() / NEXTVAL() at {c}: median {statistics.median(values):.2f}"
+                  f" (rounds {min(values):.2f} – {max(values):.2f})")
+        print(f"\nOne statement making {BULK:,} IDs (SELECT COUNT(f) FROM seq_1_to_{BULK}):\n")
+        print("| function | IDs/s, median | lowest – highest |")
+        print("| --- | ---: | ---: |")
+        for name, values in bulk_rates.items():
+            print(f"| `{name}` | {statistics.median(values):,.0f} | "
+                  f"{min(values):,.0f} – {max(values):,.0f} |")
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
