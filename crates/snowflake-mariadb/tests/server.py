@@ -156,6 +156,39 @@ def test_kill_9_mid_load(run):
           f"the first after it {min(new) - max(seen)} above the last")
 
 
+def test_kill_9_then_clock_behind(run):
+    """kill -9 mid-load, then the clock half a second behind the last ID a
+    client saw when the restarted server first issues: only the stored mark
+    stands between it and those IDs. It must wait past them or refuse,
+    never issue at or below one."""
+    server = run.server("crashclock", run.test_clock(), [f"snowflake-fields={FIELDS}"]).start()
+    server.install_functions()
+    make_table(server, "crash")
+    clients = [Client(server, insert_script(ROWS, begin=(i % 2 == 0)), database="crash")
+               for i in range(CONNECTIONS)]
+    deadline = time.time() + 30
+    while sum(len(c.lines) for c in clients) < 20_000 and time.time() < deadline:
+        time.sleep(0.05)
+    server.stop(crash=True)
+    for c in clients:
+        c.wait()
+    seen = [int(line) for c in clients for _, line in c.lines]
+    last_ms = node_and_time(max(seen))[1]
+    server.start()
+    server.sql(f"SET GLOBAL snowflake_test_clock_offset_ms = {last_ms - now_ms() - 500}")
+    try:
+        new = [int(r[0]) for r in server.sql("SELECT snowflake_next_id();\n" * 50)]
+        expect(min(new) > max(seen), f"{min(new)} issued after the restart, at or below "
+               f"{max(seen)} seen before")
+        print(f"  waited past the mark: the first ID {min(new) - max(seen)} above the last seen")
+    except SqlError as err:
+        expect_in("behind the high-water mark", str(err))
+        server.sql("SET GLOBAL snowflake_test_clock_offset_ms = 0")
+        expect(int(server.value("SELECT snowflake_next_id()")) > max(seen), "issued below")
+        print("  refused while the clock was behind the mark")
+    server.stop()
+
+
 def test_clock_step_back(run):
     """A clock set back: within the tolerance waited out, beyond it refused
     with the size of the step, issuing again once the clock is past; a
@@ -403,7 +436,7 @@ def test_configured_layout(run):
           f"tick {first['tick_ms']} ms")
 
 
-TESTS = [test_load, test_kill_9_mid_load, test_clock_step_back, test_production_clock,
+TESTS = [test_load, test_kill_9_mid_load, test_kill_9_then_clock_behind, test_clock_step_back, test_production_clock,
          test_two_servers_one_mark_file, test_privileges, test_forgotten_node,
          test_statement_based_binlog, test_vectors, test_configured_layout, test_usage_errors]
 

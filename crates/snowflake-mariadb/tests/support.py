@@ -27,7 +27,8 @@ def build(features=None):
     if features:
         cmd += ["--features", features]
     run(cmd, cwd=ROOT)
-    return os.path.join(ROOT, "target", "release", "libsnowflake_mariadb.so")
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", "libsnowflake_mariadb.so")
 
 
 def free_port():
