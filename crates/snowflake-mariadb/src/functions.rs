@@ -485,7 +485,9 @@ mod tests {
 
     #[test]
     fn a_panic_stops_at_the_boundary_with_the_fallback() {
-        let got = guarded(7, || -> i32 { panic!("inside a function the server called") });
+        let got = guarded(7, || -> i32 {
+            panic!("inside a function the server called")
+        });
         assert_eq!(got, 7);
         assert_eq!(guarded(7, || 8), 8);
     }

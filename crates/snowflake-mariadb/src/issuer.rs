@@ -48,8 +48,8 @@ fn build(options: &Options) -> Result<Generator<ServerClock>, String> {
     if !options.loaded {
         return Err(
             "snowflake_next_id: the snowflake plugin, which holds its settings, is not \
-             installed: run INSTALL SONAME 'snowflake_mariadb', set snowflake_fields in \
-             the server's options and restart (scripts/mariadb-function install does both)"
+             loaded: add plugin_load_add = snowflake_mariadb.so and snowflake_fields to the \
+             server's options and restart (scripts/mariadb-function install writes them)"
                 .into(),
         );
     }

@@ -1,7 +1,8 @@
 //! `snowflake_next_id()` and the read functions of the snowflake core as a
 //! MariaDB loadable function library (`CREATE FUNCTION ... SONAME`), and a
 //! daemon plugin in the same file that holds their settings as server
-//! options (`snowflake_layout`, `snowflake_fields`, `snowflake_state_file`).
+//! options (`snowflake_layout`, `snowflake_epoch`, `snowflake_tick_ms`,
+//! `snowflake_fields`, `snowflake_state_file`).
 //!
 //! The server is one multithreaded process, so the core's lock-free
 //! generator runs in it as it is: one generator per server, shared by every
@@ -25,7 +26,6 @@
 //! parsers of `snowflake-io`.
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
-#![allow(missing_docs)] // the C entry points are documented in docs/mariadb-function.md
 
 mod abi;
 mod clock;

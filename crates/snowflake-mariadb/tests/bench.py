@@ -54,7 +54,8 @@ def main(argv):
     rounds = int(argv[0]) if argv else 5
     tmp = temp_dir()
     server = Server(tmp, "bench", build(), ["snowflake-fields=datacenter=1,machine=7",
-                                             "skip-log-bin"])
+                                             "skip-log-bin", "performance-schema=ON",
+                                             "performance-schema-instrument=wait/synch/%=ON"])
     try:
         server.start()
         server.install_functions()
@@ -107,6 +108,18 @@ def main(argv):
         for name, values in bulk_rates.items():
             print(f"| `{name}` | {statistics.median(values):,.0f} | "
                   f"{min(values):,.0f} – {max(values):,.0f} |")
+        print("\nWhere 16 connections wait (performance_schema, one run of each, "
+              "the synchronisation objects waited on longest):\n")
+        for name in ("snowflake_next_id()", "NEXTVAL(s)"):
+            server.sql("TRUNCATE performance_schema.events_waits_summary_global_by_event_name")
+            slap(server, queries[name], 16)
+            waits = server.sql(
+                "SELECT EVENT_NAME, COUNT_STAR, ROUND(SUM_TIMER_WAIT / 1e9) FROM "
+                "performance_schema.events_waits_summary_global_by_event_name "
+                "WHERE EVENT_NAME LIKE 'wait/synch/%' AND COUNT_STAR > 0 "
+                "ORDER BY SUM_TIMER_WAIT DESC LIMIT 4")
+            for event, count, ms in waits:
+                print(f"- `{name}`: `{event}` {int(count):,} waits, {ms} ms in all")
     finally:
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
