@@ -346,9 +346,10 @@ unsafe fn deinit_read(initid: *mut UdfInit) {
     })
 }
 
-/// Declares the three C functions of an integer read function.
-macro_rules! int_function {
-    ($read:expr, $init:ident, $row:ident, $deinit:ident) => {
+/// Declares the `init` and `deinit` of a read function, which are the same
+/// for every one but for the function they name.
+macro_rules! init_and_deinit {
+    ($read:expr, $init:ident, $deinit:ident) => {
         /// # Safety
         /// Called by the server as a loadable function's `init`.
         #[unsafe(no_mangle)]
@@ -360,6 +361,21 @@ macro_rules! int_function {
             // SAFETY: the server's init arguments.
             unsafe { init_read($read, initid, args, message) }
         }
+
+        /// # Safety
+        /// Called by the server as a loadable function's `deinit`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $deinit(initid: *mut UdfInit) {
+            // SAFETY: the server's deinit argument.
+            unsafe { deinit_read(initid) }
+        }
+    };
+}
+
+/// Declares the three C functions of an integer read function.
+macro_rules! int_function {
+    ($read:expr, $init:ident, $row:ident, $deinit:ident) => {
+        init_and_deinit!($read, $init, $deinit);
 
         /// # Safety
         /// Called by the server as a loadable function's row function.
@@ -373,31 +389,13 @@ macro_rules! int_function {
             // SAFETY: the server's row arguments.
             unsafe { int_row(initid, args, is_null, error) }
         }
-
-        /// # Safety
-        /// Called by the server as a loadable function's `deinit`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $deinit(initid: *mut UdfInit) {
-            // SAFETY: the server's deinit argument.
-            unsafe { deinit_read(initid) }
-        }
     };
 }
 
 /// Declares the three C functions of a string read function.
 macro_rules! text_function {
     ($read:expr, $init:ident, $row:ident, $deinit:ident) => {
-        /// # Safety
-        /// Called by the server as a loadable function's `init`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $init(
-            initid: *mut UdfInit,
-            args: *mut UdfArgs,
-            message: *mut c_char,
-        ) -> c_char {
-            // SAFETY: the server's init arguments.
-            unsafe { init_read($read, initid, args, message) }
-        }
+        init_and_deinit!($read, $init, $deinit);
 
         /// # Safety
         /// Called by the server as a loadable function's row function.
@@ -412,14 +410,6 @@ macro_rules! text_function {
         ) -> *mut c_char {
             // SAFETY: the server's row arguments.
             unsafe { text_row(initid, args, length, is_null, error) }
-        }
-
-        /// # Safety
-        /// Called by the server as a loadable function's `deinit`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $deinit(initid: *mut UdfInit) {
-            // SAFETY: the server's deinit argument.
-            unsafe { deinit_read(initid) }
         }
     };
 }

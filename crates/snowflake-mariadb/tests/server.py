@@ -130,13 +130,11 @@ def test_load(run):
           f"all at once for {int((last - first) * 1000)} ms")
 
 
-def test_kill_9_mid_load(run):
-    """kill -9 of mariadbd while 16 connections insert, half of them inside
-    a transaction never committed: after the restart every new ID lies above
-    every ID any client was handed."""
-    server = run.main()
-    make_table(server, "crash")
-    clients = [Client(server, insert_script(ROWS, begin=(i % 2 == 0)), database="crash")
+def load_then_kill(server, db):
+    """16 connections inserting into db.t, half inside a transaction never
+    committed, until 20,000 IDs have come back; then kill -9 of mariadbd.
+    Every ID a client was handed."""
+    clients = [Client(server, insert_script(ROWS, begin=(i % 2 == 0)), database=db)
                for i in range(CONNECTIONS)]
     deadline = time.time() + 30
     while sum(len(c.lines) for c in clients) < 20_000 and time.time() < deadline:
@@ -144,7 +142,16 @@ def test_kill_9_mid_load(run):
     server.stop(crash=True)
     for c in clients:
         c.wait()
-    seen = [int(line) for c in clients for _, line in c.lines]
+    return [int(line) for c in clients for _, line in c.lines]
+
+
+def test_kill_9_mid_load(run):
+    """kill -9 of mariadbd while 16 connections insert, half of them inside
+    a transaction never committed: after the restart every new ID lies above
+    every ID any client was handed."""
+    server = run.main()
+    make_table(server, "crash")
+    seen = load_then_kill(server, "crash")
     expect(len(seen) >= 20_000, f"only {len(seen)} IDs seen before the kill")
     server.start()
     new = [int(r[0]) for r in server.sql("SELECT snowflake_next_id();\n" * 200)]
@@ -164,15 +171,7 @@ def test_kill_9_then_clock_behind(run):
     server = run.server("crashclock", run.test_clock(), [f"snowflake-fields={FIELDS}"]).start()
     server.install_functions()
     make_table(server, "crash")
-    clients = [Client(server, insert_script(ROWS, begin=(i % 2 == 0)), database="crash")
-               for i in range(CONNECTIONS)]
-    deadline = time.time() + 30
-    while sum(len(c.lines) for c in clients) < 20_000 and time.time() < deadline:
-        time.sleep(0.05)
-    server.stop(crash=True)
-    for c in clients:
-        c.wait()
-    seen = [int(line) for c in clients for _, line in c.lines]
+    seen = load_then_kill(server, "crash")
     last_ms = node_and_time(max(seen))[1]
     server.start()
     server.sql(f"SET GLOBAL snowflake_test_clock_offset_ms = {last_ms - now_ms() - 500}")
