@@ -75,6 +75,35 @@ pub fn parse_fields<'a>(
         .collect()
 }
 
+/// Field values written as one text, `NAME=VALUE` pairs separated by commas
+/// (`datacenter=1,machine=7`), as `-f` and `SNOWFLAKE_FIELDS` take them,
+/// split into the pairs [`parse_fields`] checks. Blanks around names and
+/// values are dropped; a pair without `=` keeps an empty value, which the
+/// layout's parser then refuses naming the field. Empty text is no pairs.
+///
+/// ```
+/// use snowflake_io::{parse_fields, split_fields};
+///
+/// let twitter = snowflake::Layout::twitter();
+/// let pairs = split_fields("datacenter=1, machine=7");
+/// assert_eq!(pairs, [("datacenter", "1"), ("machine", "7")]);
+/// assert_eq!(parse_fields(&twitter, &pairs)?, [("datacenter", 1), ("machine", 7)]);
+/// assert!(split_fields(" ").is_empty());
+/// let err = parse_fields(&twitter, &split_fields("machine")).unwrap_err();
+/// assert_eq!(err.field(), Some("machine"));
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+pub fn split_fields(text: &str) -> Vec<(&str, &str)> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) => (name.trim(), value.trim()),
+            None => (pair, ""),
+        })
+        .collect()
+}
+
 /// Whether `layout` asks for every preset at once (`all`, case ignored).
 /// The presets are read as they are, so an epoch or tick given with `all`
 /// is refused rather than ignored.

@@ -1,8 +1,8 @@
 //! What the command line and the HTTP service read and write the same way,
 //! in a crate that neither owns, so that `snowflake decode` never passes
 //! through the HTTP stack: times, layouts and field values from text
-//! ([`parse_time`], [`resolve_layout`], [`parse_fields`], [`all_layouts`]),
-//! and many IDs at once: the tokenizer and the record writers that
+//! ([`parse_time`], [`resolve_layout`], [`parse_fields`], [`split_fields`],
+//! [`all_layouts`]), and many IDs at once: the tokenizer and the record writers that
 //! `snowflake decode -` and `POST /api/v1/decode` share, so that a stream
 //! on the command line and a request body give the same records in the
 //! same shapes.
@@ -47,7 +47,7 @@ mod records;
 mod stream;
 mod tokens;
 
-pub use input::{all_layouts, parse_fields, parse_time, resolve_layout};
+pub use input::{all_layouts, parse_fields, parse_time, resolve_layout, split_fields};
 pub use records::{BadRecord, Format, Records};
 pub use stream::{Counts, Decoder, StreamError, decode_stream, decode_stream_through};
 pub use tokens::{MAX_ID_LEN, Token, Tokens};

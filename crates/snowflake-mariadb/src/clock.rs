@@ -1,0 +1,40 @@
+//! The clock `snowflake_next_id()` reads: the system clock, except in a test
+//! build (feature `test-clock`), where a server variable that only such a
+//! build declares sets it off the system clock, so that the tests can step
+//! it back without changing the machine's time.
+
+#[cfg(not(feature = "test-clock"))]
+pub type ServerClock = snowflake::SystemClock;
+
+#[cfg(not(feature = "test-clock"))]
+pub const fn server_clock() -> ServerClock {
+    snowflake::SystemClock
+}
+
+#[cfg(feature = "test-clock")]
+pub use test_clock::{ServerClock, server_clock};
+
+#[cfg(feature = "test-clock")]
+mod test_clock {
+    use snowflake::{Clock, SystemClock};
+
+    use crate::plugin::test_offset_ms;
+
+    /// The system clock plus the offset the test set.
+    #[derive(Debug)]
+    pub struct ServerClock;
+
+    pub const fn server_clock() -> ServerClock {
+        ServerClock
+    }
+
+    impl Clock for ServerClock {
+        fn now_ms(&self) -> i64 {
+            SystemClock.now_ms() + test_offset_ms()
+        }
+
+        fn wait_toward(&self, target_ms: i64) {
+            SystemClock.wait_toward(target_ms - test_offset_ms())
+        }
+    }
+}

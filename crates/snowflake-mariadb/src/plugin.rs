@@ -1,0 +1,334 @@
+//! The server options: a MariaDB daemon plugin named `snowflake` in the same
+//! library, whose read-only system variables are the generator's settings.
+//!
+//! A loadable function alone cannot have options; a plugin can, and the
+//! server then parses them from its option files and command line at start,
+//! shows them in `SHOW VARIABLES`, and lets no one change them while it runs
+//! (`PLUGIN_VAR_READONLY`): no SQL statement can give a running generator
+//! another node. `INSTALL SONAME` loads the plugin at every start from then
+//! on; `CREATE FUNCTION ... SONAME` of the same file shares its memory, so
+//! the functions read the variables the plugin declared.
+//!
+//! The structures are those of `mysql/plugin.h` (MariaDB's
+//! `st_maria_plugin` and the `MYSQL_SYSVAR_STR` and `MYSQL_SYSVAR_LONGLONG`
+//! shapes), declared here by hand: the server checks the interface versions
+//! and the structure's size it reads from the exported symbols below.
+
+use std::cell::UnsafeCell;
+#[cfg(feature = "test-clock")]
+use std::ffi::c_longlong;
+use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A static the server writes into: interior mutability keeps it out of
+/// read-only memory. The server writes only while it loads the plugin and
+/// parses its options, before any function runs.
+#[repr(transparent)]
+pub struct Shared<T>(UnsafeCell<T>);
+
+// SAFETY: the server writes these during start-up, on one thread, before
+// any connection can call a function; after that they are only read.
+unsafe impl<T> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    const fn new(value: T) -> Self {
+        Shared(UnsafeCell::new(value))
+    }
+
+    const fn get(&self) -> *mut T {
+        self.0.get()
+    }
+}
+
+const MYSQL_DAEMON_PLUGIN: c_int = 3;
+const PLUGIN_LICENSE_BSD: c_int = 2;
+const MARIADB_PLUGIN_MATURITY_STABLE: c_uint = 4;
+/// `MARIA_PLUGIN_INTERFACE_VERSION` of MariaDB 10.11 (and of 10.6 to 11.x).
+const MARIA_PLUGIN_INTERFACE_VERSION: c_int = 0x010f;
+
+const PLUGIN_VAR_STR: c_int = 0x0005;
+#[cfg(feature = "test-clock")]
+const PLUGIN_VAR_LONGLONG: c_int = 0x0004;
+const PLUGIN_VAR_READONLY: c_int = 0x0200;
+const PLUGIN_VAR_MEMALLOC: c_int = 0x8000;
+
+type CheckFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void, *mut c_void) -> c_int;
+type UpdateFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void, *const c_void);
+
+/// `MYSQL_SYSVAR_STR`'s structure.
+#[repr(C)]
+pub struct StrVar {
+    flags: c_int,
+    name: *const c_char,
+    comment: *const c_char,
+    check: Option<CheckFn>,
+    update: Option<UpdateFn>,
+    value: *mut *mut c_char,
+    def_val: *const c_char,
+}
+
+/// `MYSQL_SYSVAR_LONGLONG`'s structure.
+#[cfg(feature = "test-clock")]
+#[repr(C)]
+pub struct LongLongVar {
+    flags: c_int,
+    name: *const c_char,
+    comment: *const c_char,
+    check: Option<CheckFn>,
+    update: Option<UpdateFn>,
+    value: *mut c_longlong,
+    def_val: c_longlong,
+    min_val: c_longlong,
+    max_val: c_longlong,
+    blk_sz: c_longlong,
+}
+
+/// `st_maria_plugin`.
+#[repr(C)]
+pub struct MariaPlugin {
+    kind: c_int,
+    info: *mut c_void,
+    name: *const c_char,
+    author: *const c_char,
+    descr: *const c_char,
+    license: c_int,
+    init: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+    deinit: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+    version: c_uint,
+    status_vars: *mut c_void,
+    system_vars: *mut *mut c_void,
+    version_info: *const c_char,
+    maturity: c_uint,
+}
+
+static LAYOUT: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
+static FIELDS: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
+static STATE_FILE: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
+static EPOCH: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
+static TICK_MS: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
+
+/// The preset or spec the generator and the read functions use.
+pub const DEFAULT_LAYOUT: &CStr = c"twitter";
+/// The mark file, relative to the data directory, the server's working
+/// directory.
+pub const DEFAULT_STATE_FILE: &CStr = c"snowflake.mark";
+
+static LAYOUT_VAR: Shared<StrVar> = Shared::new(StrVar {
+    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
+    name: c"layout".as_ptr(),
+    comment: c"The layout of snowflake_next_id() and the default of the read functions: a preset (twitter, discord, instagram, sonyflake, mastodon) or a spec such as time:41,datacenter:5,machine:5,sequence:12".as_ptr(),
+    check: None,
+    update: None,
+    value: LAYOUT.get(),
+    def_val: DEFAULT_LAYOUT.as_ptr(),
+});
+
+static FIELDS_VAR: Shared<StrVar> = Shared::new(StrVar {
+    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
+    name: c"fields".as_ptr(),
+    comment: c"This server's node: every node field of the layout as NAME=VALUE,NAME=VALUE (datacenter=1,machine=7 for twitter). No default: snowflake_next_id() refuses to issue until it is set".as_ptr(),
+    check: None,
+    update: None,
+    value: FIELDS.get(),
+    def_val: std::ptr::null(),
+});
+
+static STATE_FILE_VAR: Shared<StrVar> = Shared::new(StrVar {
+    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
+    name: c"state_file".as_ptr(),
+    comment: c"The file snowflake_next_id() keeps its high-water mark in, locked for this server alone; relative to the data directory".as_ptr(),
+    check: None,
+    update: None,
+    value: STATE_FILE.get(),
+    def_val: DEFAULT_STATE_FILE.as_ptr(),
+});
+
+static EPOCH_VAR: Shared<StrVar> = Shared::new(StrVar {
+    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
+    name: c"epoch".as_ptr(),
+    comment: c"Overrides the layout's epoch, as snowflake --epoch takes it: Unix milliseconds or an RFC 3339 date".as_ptr(),
+    check: None,
+    update: None,
+    value: EPOCH.get(),
+    def_val: std::ptr::null(),
+});
+
+static TICK_MS_VAR: Shared<StrVar> = Shared::new(StrVar {
+    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
+    name: c"tick_ms".as_ptr(),
+    comment:
+        c"Overrides the layout's tick, as snowflake --tick-ms takes it: milliseconds per time unit"
+            .as_ptr(),
+    check: None,
+    update: None,
+    value: TICK_MS.get(),
+    def_val: std::ptr::null(),
+});
+
+#[cfg(feature = "test-clock")]
+static TEST_OFFSET: Shared<c_longlong> = Shared::new(0);
+
+/// Test builds only: how far the generator's clock is from the system's.
+#[cfg(feature = "test-clock")]
+static TEST_OFFSET_VAR: Shared<LongLongVar> = Shared::new(LongLongVar {
+    flags: PLUGIN_VAR_LONGLONG,
+    name: c"test_clock_offset_ms".as_ptr(),
+    comment:
+        c"TEST BUILD ONLY: milliseconds added to the system clock that snowflake_next_id() reads"
+            .as_ptr(),
+    check: None,
+    update: Some(set_test_offset),
+    value: TEST_OFFSET.get(),
+    def_val: 0,
+    min_val: -86_400_000,
+    max_val: 86_400_000,
+    blk_sz: 0,
+});
+
+#[cfg(feature = "test-clock")]
+unsafe extern "C" fn set_test_offset(
+    _thd: *mut c_void,
+    _var: *mut c_void,
+    var_ptr: *mut c_void,
+    save: *const c_void,
+) {
+    // SAFETY: for a LONGLONG variable the server passes a checked long long
+    // in `save` and the variable's own storage, TEST_OFFSET, in `var_ptr`.
+    let value = unsafe { save.cast::<c_longlong>().read() };
+    // SAFETY: as above; the storage is aligned and only ever accessed
+    // atomically once the server has started.
+    unsafe { std::sync::atomic::AtomicI64::from_ptr(var_ptr.cast()) }
+        .store(value, Ordering::SeqCst);
+}
+
+/// Test builds only: the offset the server's option or `SET GLOBAL` gave.
+#[cfg(feature = "test-clock")]
+pub fn test_offset_ms() -> i64 {
+    // SAFETY: the variable's storage, aligned, written by the server at
+    // start (before any function runs) and then only by set_test_offset.
+    unsafe { std::sync::atomic::AtomicI64::from_ptr(TEST_OFFSET.get()) }.load(Ordering::SeqCst)
+}
+
+#[cfg(not(feature = "test-clock"))]
+const VAR_COUNT: usize = 5;
+#[cfg(feature = "test-clock")]
+const VAR_COUNT: usize = 6;
+
+static SYSTEM_VARS: Shared<[*mut c_void; VAR_COUNT + 1]> = Shared::new([
+    LAYOUT_VAR.get().cast(),
+    FIELDS_VAR.get().cast(),
+    STATE_FILE_VAR.get().cast(),
+    EPOCH_VAR.get().cast(),
+    TICK_MS_VAR.get().cast(),
+    #[cfg(feature = "test-clock")]
+    TEST_OFFSET_VAR.get().cast(),
+    std::ptr::null_mut(),
+]);
+
+/// `st_mysql_daemon`: only the interface version, which for daemon plugins
+/// is the server's own version (`MYSQL_VERSION_ID << 8`): set as the
+/// library loads, from the server it is loaded into.
+static DAEMON: Shared<c_int> = Shared::new(0);
+
+static LOADED: AtomicBool = AtomicBool::new(false);
+
+unsafe extern "C" fn plugin_init(_plugin: *mut c_void) -> c_int {
+    LOADED.store(true, Ordering::Release);
+    0
+}
+
+unsafe extern "C" fn plugin_deinit(_plugin: *mut c_void) -> c_int {
+    LOADED.store(false, Ordering::Release);
+    0
+}
+
+#[unsafe(no_mangle)]
+#[used]
+pub static _maria_plugin_interface_version_: c_int = MARIA_PLUGIN_INTERFACE_VERSION;
+
+#[unsafe(no_mangle)]
+#[used]
+pub static _maria_sizeof_struct_st_plugin_: c_int = size_of::<MariaPlugin>() as c_int;
+
+#[unsafe(no_mangle)]
+#[used]
+pub static _maria_plugin_declarations_: Shared<[MariaPlugin; 2]> = Shared::new([
+    MariaPlugin {
+        kind: MYSQL_DAEMON_PLUGIN,
+        info: DAEMON.get().cast(),
+        name: c"snowflake".as_ptr(),
+        author: c"the snowflake project".as_ptr(),
+        descr: c"The settings of snowflake_next_id(): snowflake_layout, snowflake_epoch, snowflake_tick_ms, snowflake_fields, snowflake_state_file".as_ptr(),
+        license: PLUGIN_LICENSE_BSD,
+        init: Some(plugin_init),
+        deinit: Some(plugin_deinit),
+        version: 0x0100,
+        status_vars: std::ptr::null_mut(),
+        system_vars: SYSTEM_VARS.get().cast(),
+        version_info: c"0.1.0".as_ptr(),
+        maturity: MARIADB_PLUGIN_MATURITY_STABLE,
+    },
+    MariaPlugin {
+        kind: 0,
+        info: std::ptr::null_mut(),
+        name: std::ptr::null(),
+        author: std::ptr::null(),
+        descr: std::ptr::null(),
+        license: 0,
+        init: None,
+        deinit: None,
+        version: 0,
+        status_vars: std::ptr::null_mut(),
+        system_vars: std::ptr::null_mut(),
+        version_info: std::ptr::null(),
+        maturity: 0,
+    },
+]);
+
+/// Runs as the server loads the library, before it reads the declarations.
+extern "C" fn on_load() {
+    if let Some(id) = crate::abi::server_version_id() {
+        // SAFETY: the loader runs this once, before the server or any other
+        // thread can read DAEMON through the declarations.
+        unsafe { DAEMON.get().write(id << 8) };
+    }
+}
+
+#[used]
+// SAFETY: a pointer to a function that takes and returns nothing, run by
+// the dynamic loader as the library loads, as C constructors are.
+#[unsafe(link_section = ".init_array")]
+static ON_LOAD: extern "C" fn() = on_load;
+
+/// The settings as the server parsed them at start.
+#[derive(Debug)]
+pub struct Options {
+    /// Whether the plugin is installed: without it, the options do not exist.
+    pub loaded: bool,
+    pub layout: Option<String>,
+    pub fields: Option<String>,
+    pub state_file: Option<String>,
+    pub epoch: Option<String>,
+    pub tick_ms: Option<String>,
+}
+
+fn text(var: &Shared<*mut c_char>) -> Option<String> {
+    // SAFETY: the server set the pointer at start, before any function
+    // could run, to null or a NUL-terminated string it keeps while the
+    // plugin is loaded; a read-only variable is never set again.
+    unsafe {
+        let ptr = var.get().read();
+        (!ptr.is_null()).then(|| CStr::from_ptr(ptr).to_string_lossy().into_owned())
+    }
+}
+
+pub fn options() -> Options {
+    Options {
+        loaded: LOADED.load(Ordering::Acquire),
+        layout: text(&LAYOUT),
+        fields: text(&FIELDS),
+        state_file: text(&STATE_FILE),
+        epoch: text(&EPOCH),
+        tick_ms: text(&TICK_MS),
+    }
+}
