@@ -79,7 +79,18 @@ pub enum Command {
 pub struct ReferenceArgs {
     /// Which page.
     #[arg(value_enum)]
-    pub page: crate::reference::Page,
+    pub page: ReferencePage,
+}
+
+/// A page of `docs/reference/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReferencePage {
+    /// Every command and flag, from the argument parser.
+    Cli,
+    /// Every route of the service, from its OpenAPI document.
+    HttpApi,
+    /// The preset layouts, from the core's table.
+    Layouts,
 }
 
 #[derive(Debug, Subcommand)]

@@ -139,7 +139,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), Failure> {
         Command::Completions(args) => emit(&manual::completions(args.shell)),
         Command::Man => emit(&manual::man_page()?),
         Command::Page => emit(&snowflake_server::standalone_page()),
-        Command::Reference(args) => emit(&args.page.markdown()),
+        Command::Reference(args) => emit(&reference::markdown(args.page)),
     }
 }
 

@@ -6,31 +6,17 @@
 
 use std::fmt::Write as _;
 
-use clap::ValueEnum;
 use serde_json::Value;
 use snowflake::{Preset, UnixMillis};
 
-use crate::args::Cli;
+use crate::args::{Cli, ReferencePage};
 
-/// A reference page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Page {
-    /// Every command and flag, from the argument parser.
-    Cli,
-    /// Every route of the service, from its OpenAPI document.
-    HttpApi,
-    /// The preset layouts, from the core's table.
-    Layouts,
-}
-
-impl Page {
-    /// The page's text.
-    pub fn markdown(self) -> String {
-        match self {
-            Page::Cli => cli(),
-            Page::HttpApi => http_api(snowflake_server::openapi_document()),
-            Page::Layouts => layouts(),
-        }
+/// The page's text.
+pub fn markdown(page: ReferencePage) -> String {
+    match page {
+        ReferencePage::Cli => cli(),
+        ReferencePage::HttpApi => http_api(snowflake_server::openapi_document()),
+        ReferencePage::Layouts => layouts(),
     }
 }
 

@@ -94,7 +94,9 @@ pub(crate) enum Repr {
         form: &'static str,
         allowed: &'static str,
         problem: TextProblem,
-        hint: bool,
+        /// The forms that must be named, when the text may be in one of
+        /// them (letters in what was read as a number).
+        hint: Option<&'static [&'static str]>,
     },
     SignBitSet {
         id: u64,
@@ -417,14 +419,9 @@ impl fmt::Display for Error {
                     )?,
                 }
                 write!(f, "; {allowed}")?;
-                if *hint {
+                if let Some(forms) = hint {
                     f.write_str(" (name the form to read ")?;
-                    let named: Vec<&str> = crate::TextForm::ALL
-                        .into_iter()
-                        .filter(|form| !form.is_guessed())
-                        .map(crate::TextForm::name)
-                        .collect();
-                    write_or_list(f, named.iter().copied())?;
+                    write_or_list(f, forms.iter().copied())?;
                     f.write_str(")")?;
                 }
                 Ok(())

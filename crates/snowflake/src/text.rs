@@ -267,6 +267,32 @@ impl TextForm {
         names
     };
 
+    /// The names of the forms [`Id::parse`] never guesses, which must be
+    /// named to be read, in the order of [`TextForm::ALL`].
+    const NAMED_ONLY: [&'static str; TextForm::NAMED_ONLY_COUNT] = {
+        let mut names = [""; TextForm::NAMED_ONLY_COUNT];
+        let (mut i, mut n) = (0, 0);
+        while i < TextForm::ALL.len() {
+            if !TextForm::ALL[i].is_guessed() {
+                names[n] = TextForm::ALL[i].name();
+                n += 1;
+            }
+            i += 1;
+        }
+        names
+    };
+
+    const NAMED_ONLY_COUNT: usize = {
+        let (mut i, mut n) = (0, 0);
+        while i < TextForm::ALL.len() {
+            if !TextForm::ALL[i].is_guessed() {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    };
+
     /// Every form but decimal, in the order of [`TextForm::ALL`]: the forms
     /// an ID's breakdown lists under `text`, beside its decimal `id`.
     ///
@@ -560,7 +586,8 @@ impl TextForm {
                     allowed: self.allowed(),
                     problem,
                     // Letters in what was read as a number: maybe another form.
-                    hint: self.is_guessed() && matches!(problem, TextProblem::BadChar(_)),
+                    hint: (self.is_guessed() && matches!(problem, TextProblem::BadChar(_)))
+                        .then_some(&TextForm::NAMED_ONLY[..]),
                 })
             })
     }
