@@ -38,9 +38,6 @@ pub struct Capabilities {
     /// Whether the time type carries a time zone; without one, the
     /// functions read and write UTC, and say so.
     pub zoned_time: bool,
-    /// Whether bit operators work on unsigned 64-bit integers, so that a
-    /// constant of bits is written unsigned.
-    pub unsigned_bits: bool,
     /// The statement delimiter that a client must switch to around bodies
     /// of several statements (MySQL's `DELIMITER //`), if any.
     pub routine_delimiter: Option<&'static str>,

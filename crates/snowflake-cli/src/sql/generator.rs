@@ -33,7 +33,7 @@
 
 use snowflake::{Generator, Layout};
 
-use super::database::{Capabilities, Database, GeneratorNotes};
+use super::database::{Database, GeneratorNotes};
 use super::functions::routines;
 use super::layout::{SqlLayout, comment, shifted};
 use crate::failure::Failure;
@@ -160,20 +160,14 @@ impl SqlGenerator {
         end as i64
     }
 
-    /// The node bits as a constant of the database's bit operators.
-    pub fn node_bits_literal(&self, can: &Capabilities) -> String {
-        match can.unsigned_bits {
-            true => self.node_bits.to_string(),
-            false => (self.node_bits as i64).to_string(),
-        }
-    }
-
     /// The new ID from `_tick`, the node bits and `sequence`, before the
-    /// database makes it signed.
-    pub fn id(&self, layout: &SqlLayout, can: &Capabilities, sequence: &str) -> String {
+    /// database makes it signed. The node bits lie below the time field, so
+    /// they are under 2^63: the same constant to signed and unsigned bit
+    /// operators.
+    pub fn id(&self, layout: &SqlLayout, sequence: &str) -> String {
         let mut terms = vec![shifted("_tick", layout.time_shift)];
         if self.node_bits != 0 {
-            terms.push(self.node_bits_literal(can));
+            terms.push(self.node_bits.to_string());
         }
         terms.push(shifted(sequence, self.seq_shift));
         terms.join(" | ")

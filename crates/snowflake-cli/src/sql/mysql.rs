@@ -28,7 +28,6 @@ const CAPABILITIES: Capabilities = Capabilities {
     // What DATETIME holds, in Unix ms: 1000-01-01 to 9999-12-31 23:59:59.999.
     time_range_ms: -30_610_224_000_000..=253_402_300_799_999,
     zoned_time: false,
-    unsigned_bits: true,
     routine_delimiter: Some(DELIMITER),
     bounded_partitions: false,
     max_partitions: Some(8192),

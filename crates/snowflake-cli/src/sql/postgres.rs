@@ -25,7 +25,6 @@ const CAPABILITIES: Capabilities = Capabilities {
     // 4714-11-24 BC (Julian day 0) to the end of 294276 AD.
     time_range_ms: -210_866_803_200_000..=9_224_318_015_999_999,
     zoned_time: true,
-    unsigned_bits: false,
     routine_delimiter: None,
     bounded_partitions: true,
     max_partitions: None,

@@ -22,7 +22,7 @@
 //! shows a user the routines it has some right on); it cannot see the rest.
 
 use super::{DELIMITER, Mysql};
-use crate::sql::database::{Database, GeneratorNotes, GeneratorSql};
+use crate::sql::database::{GeneratorNotes, GeneratorSql};
 use crate::sql::generator::{
     BITS_WORDS, MADE_BY, MASK_WORDS, REGISTRY, STATE_LAYOUT_WORDS, SqlGenerator,
 };
@@ -104,7 +104,7 @@ DROP PROCEDURE {check};
             install_lock(),
             state_of_this_layout(layout, generator),
             previous_registry(layout, generator),
-            no_generator_meets(self, layout, generator),
+            no_generator_meets(layout, generator),
             drop_previous_registry(),
         )
     }
@@ -161,7 +161,7 @@ END{DELIMITER}
             clock = read_the_clock(layout, generator),
             advance = advance(generator),
             wait = wait_or_refuse(layout, generator),
-            id = generator.id(layout, self.capabilities(), "_seq"),
+            id = generator.id(layout, "_seq"),
         )
     }
 
@@ -280,13 +280,12 @@ fn previous_registry(layout: &SqlLayout, generator: &SqlGenerator) -> String {
 }
 
 /// No other generator the installer can see can issue this one's IDs.
-fn no_generator_meets(db: &Mysql, layout: &SqlLayout, generator: &SqlGenerator) -> String {
+fn no_generator_meets(layout: &SqlLayout, generator: &SqlGenerator) -> String {
     let SqlGenerator {
         function,
         node_text,
         ..
     } = generator;
-    let can = db.capabilities();
     // What the previous version wrote in the comment of a generator of this
     // layout and node: it recorded no bits, but that one issues these IDs.
     let previous = format!(
@@ -316,7 +315,7 @@ fn no_generator_meets(db: &Mysql, layout: &SqlLayout, generator: &SqlGenerator) 
   END LOOP;
   CLOSE _generators;
 ",
-        node_bits = generator.node_bits_literal(can),
+        node_bits = generator.node_bits,
         node_mask = generator.node_mask,
         conflict = signal(&format!(
             "CONCAT('generator ', _schema, '.', _name, ' can issue the IDs of this one ({node_text}): give this one other node values')"

@@ -33,7 +33,7 @@
 //! it names the table in a query that its rights then refuse.
 
 use super::Postgres;
-use crate::sql::database::{Database, GeneratorNotes, GeneratorSql};
+use crate::sql::database::{GeneratorNotes, GeneratorSql};
 use crate::sql::generator::{
     BITS_WORDS, MADE_BY, MASK_WORDS, REGISTRY, STATE_LAYOUT_WORDS, SqlGenerator,
 };
@@ -150,11 +150,7 @@ $$;
             lock,
             ..
         } = generator;
-        let id = generator.id(
-            layout,
-            self.capabilities(),
-            &format!("(_state & {})", generator.seq_max),
-        );
+        let id = generator.id(layout, &format!("(_state & {})", generator.seq_max));
         format!(
             "CREATE OR REPLACE FUNCTION {function}() RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER AS $$
@@ -343,8 +339,8 @@ fn no_generator_meets(layout: &SqlLayout, generator: &SqlGenerator) -> String {
   END LOOP;
 ",
         select = registry_select(),
-        node_bits = generator.node_bits as i64,
-        node_mask = generator.node_mask as i64,
+        node_bits = generator.node_bits,
+        node_mask = generator.node_mask,
     )
 }
 
