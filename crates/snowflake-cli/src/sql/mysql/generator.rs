@@ -39,7 +39,7 @@ const INSTALL_WAIT_S: u32 = 30;
 
 impl GeneratorSql for Mysql {
     fn notes(&self, generator: &SqlGenerator) -> GeneratorNotes {
-        let state = vec![
+        let state_lines = vec![
             format!(
                 "The state is the MyISAM table {}: the last ID's tick and sequence",
                 generator.state
@@ -60,7 +60,7 @@ impl GeneratorSql for Mysql {
         ];
         // A stored function cannot be a column default in MySQL and MariaDB,
         // and DEFAULT of a column without one is refused before any trigger.
-        let default = vec![
+        let default_lines = vec![
             "CREATE TABLE posts (id BIGINT NOT NULL DEFAULT 0 PRIMARY KEY, body TEXT);".into(),
             "CREATE TRIGGER posts_id BEFORE INSERT ON posts FOR EACH ROW".into(),
             format!(
@@ -69,14 +69,13 @@ impl GeneratorSql for Mysql {
             ),
             "(a trigger: MySQL and MariaDB take no stored function as a column default)".into(),
         ];
-        let seen = &[
-            "  It sees those in the databases of the server that the installing user has",
-            "  some right in, and no others.",
-        ];
         GeneratorNotes {
-            state,
-            default,
-            seen,
+            state: state_lines,
+            default: default_lines,
+            seen: &[
+                "  It sees those in the databases of the server that the installing user has",
+                "  some right in, and no others.",
+            ],
         }
     }
 

@@ -59,7 +59,7 @@ impl GeneratorSql for Postgres {
             seq_max,
             ..
         } = generator;
-        let state = vec![
+        let state_lines = vec![
             format!(
                 "The state is the sequence {state}: the last ID's tick * {} + its",
                 seq_max + 1
@@ -75,15 +75,14 @@ impl GeneratorSql for Postgres {
             "can create objects (the script refuses one). The function works in that schema".into(),
             "and pg_temp only.".into(),
         ];
-        let default = vec![
+        let default_lines = vec![
             format!("CREATE TABLE posts (id bigint PRIMARY KEY DEFAULT {function}(), body text);"),
             format!("ALTER TABLE posts ALTER COLUMN id SET DEFAULT {function}();"),
         ];
-        let seen = &["  It sees every generator of the database, in every schema."];
         GeneratorNotes {
-            state,
-            default,
-            seen,
+            state: state_lines,
+            default: default_lines,
+            seen: &["  It sees every generator of the database, in every schema."],
         }
     }
 
