@@ -117,7 +117,7 @@ pub trait FunctionsSql {
     fn words(&self) -> &'static Words;
     /// A field's name as a parameter.
     fn param(&self, name: &str) -> String;
-    /// A result of bit operators as a signed `int_type`.
+    /// A result of bit operators as a signed [`Words::int`].
     fn signed(&self, bits: &str) -> String;
     /// The statement that sets `_ms` to the time of `id`.
     fn ms_of_id(&self, layout: &SqlLayout) -> String;
