@@ -12,17 +12,17 @@ use std::fmt;
 pub struct UsageError {
     field: &'static str,
     value: String,
-    allowed: &'static str,
+    allowed: String,
 }
 
 impl UsageError {
     /// `field` (as the flag is named, without dashes) was given `value`,
     /// which is not `allowed`.
-    pub fn new(field: &'static str, value: &str, allowed: &'static str) -> Self {
+    pub fn new(field: &'static str, value: &str, allowed: impl Into<String>) -> Self {
         UsageError {
             field,
             value: value.into(),
-            allowed,
+            allowed: allowed.into(),
         }
     }
 

@@ -1,5 +1,5 @@
-//! What `<prefix>_next_id()` computes, in numbers and names, independent of
-//! the dialect that spells it.
+//! `<prefix>_next_id()`: what it computes, in numbers and names, and the
+//! order of its install's steps, whatever the dialect that spells them.
 //!
 //! # Design
 //!
@@ -31,9 +31,13 @@
 //! the databases its installer can see (MySQL), with nothing to keep in step
 //! when one is dropped; the view `snowflake_generators` reads them.
 
-use snowflake::{Error, Generator, Layout};
+use snowflake::{Generator, Layout};
 
-use super::plan::Plan;
+use super::database::{Database, GeneratorNotes};
+use super::functions::routines;
+use super::layout::{SqlLayout, comment, shifted};
+use crate::failure::Failure;
+use crate::usage::UsageError;
 
 /// The bits a PostgreSQL sequence holds: `bigint`, and its values are not
 /// negative here.
@@ -68,7 +72,7 @@ const CLASHING_FIELDS: [&str; 1] = ["next_id"];
 /// The generator of one prefix: what the state holds and how an ID is
 /// put together.
 #[derive(Debug)]
-pub struct NextId {
+pub struct SqlGenerator {
     /// `{prefix}_next_id`.
     pub function: String,
     /// `{prefix}_next_id_state`: where the last ID's tick and sequence
@@ -98,75 +102,47 @@ pub struct NextId {
     pub tolerance_ms: u64,
 }
 
-impl NextId {
+/// What comes before the read functions (the comment, the start of the
+/// install, its checks and the view of generators) and after them (the
+/// state, the function and the end of the install).
+pub fn render(db: &dyn Database, layout: &SqlLayout, generator: &SqlGenerator) -> (String, String) {
+    let mut before = generator.comment(layout, &db.notes(generator));
+    before.push_str(db.install_start());
+    before.push_str(&db.install_check(layout, generator));
+    before.push_str(&db.registry_view());
+    let mut after = db.state(generator);
+    after.push_str(&routines(db, db.next_id(layout, generator)));
+    after.push_str(&db.install_end(generator));
+    (before, after)
+}
+
+impl SqlGenerator {
     /// The generator of `layout` with these node values; every node field
     /// needs one, and the layout a sequence field.
-    pub fn new(layout: &Layout, plan: &Plan, node: &[(&str, u64)]) -> Result<NextId, Error> {
+    pub fn new(
+        layout: &Layout,
+        names: &SqlLayout,
+        node: &[(&str, u64)],
+    ) -> Result<SqlGenerator, Failure> {
         // The core's rules for a generator: a sequence field, no value given
         // for it, node values in range, no field twice.
         Generator::builder(layout.clone()).node(node).build()?;
         let sequence = layout
             .sequence()
             .expect("the builder refuses a layout without a sequence");
-        let missing: Vec<&str> = layout
-            .node_fields()
-            .map(|f| f.name())
-            .filter(|name| !node.iter().any(|(given, _)| given == name))
-            .collect();
-        if !missing.is_empty() {
-            return Err(Error::invalid_value(
-                "generator",
-                &format!("with no value for {}", missing.join(", ")),
-                "give every node field a value with -f NAME=VALUE, as compose takes them; \
-                 snowflake layouts lists the fields",
-            ));
-        }
-        if let Some(f) = layout
-            .fields()
-            .iter()
-            .find(|f| CLASHING_FIELDS.contains(&f.name()))
-        {
-            return Err(Error::invalid_value(
-                "field",
-                &format!("{:?}", f.name()),
-                "with --generator it would clash with the generator's function; rename the field",
-            ));
-        }
-        let node_text = layout
-            .node_fields()
-            .map(|f| {
-                let value = node.iter().find(|(name, _)| *name == f.name());
-                format!("{}={}", f.name(), value.map_or(0, |(_, v)| *v))
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        let node_bits = layout.compose(layout.epoch_ms(), node)?.get();
-        let layout_key = format!(
-            "{} epoch {} tick {} ms",
-            layout.spec(),
-            layout.epoch_ms(),
-            layout.tick_ms()
-        );
-        if layout_key.len() > MAX_LAYOUT_KEY {
-            return Err(Error::invalid_value(
-                "layout",
-                &layout.spec(),
-                "with --generator the layout's fields, epoch and tick are written in 255 \
-                 characters at most (in the state's comment); shorten the field names",
-            ));
-        }
+        check_node(layout, node)?;
         let packed_last = (1u64 << (STATE_BITS - sequence.bits())) - 1;
         let node_mask = layout
             .node_fields()
             .fold(0, |mask, f| mask | (f.max() << f.shift()));
-        Ok(NextId {
-            function: plan.name("next_id"),
-            state: plan.name("next_id_state"),
-            lock: plan.name("next_id_lock"),
-            node_text,
-            node_bits,
+        Ok(SqlGenerator {
+            function: names.name("next_id"),
+            state: names.name("next_id_state"),
+            lock: names.name("next_id_lock"),
+            node_text: node_text(layout, node),
+            node_bits: layout.compose(layout.epoch_ms(), node)?.get(),
             node_mask,
-            layout_key,
+            layout_key: layout_key(layout)?,
             seq_bits: sequence.bits(),
             seq_shift: sequence.shift(),
             seq_max: sequence.max(),
@@ -177,21 +153,34 @@ impl NextId {
 
     /// The Unix millisecond at which the generator's time runs out: the
     /// end of its last tick.
-    pub fn last_ms(&self, plan: &Plan) -> i64 {
+    pub fn last_ms(&self, layout: &SqlLayout) -> i64 {
         let ticks = i128::from(self.last_tick) + 1;
-        let end = i128::from(plan.epoch_ms) + ticks * i128::from(plan.tick_ms) - 1;
+        let end = i128::from(layout.epoch_ms) + ticks * i128::from(layout.tick_ms) - 1;
         // Within the layout's range, which fits in i64.
         end as i64
+    }
+
+    /// The new ID from `_tick`, the node bits and `sequence`, before the
+    /// database makes it signed. The node bits lie below the time field, so
+    /// they are under 2^63: the same constant to signed and unsigned bit
+    /// operators.
+    pub fn id(&self, layout: &SqlLayout, sequence: &str) -> String {
+        let mut terms = vec![shifted("_tick", layout.time_shift)];
+        if self.node_bits != 0 {
+            terms.push(self.node_bits.to_string());
+        }
+        terms.push(shifted(sequence, self.seq_shift));
+        terms.join(" | ")
     }
 
     /// The function's comment, the same in both dialects: what a reader is
     /// told, and the record the installs of others read (after
     /// [`MADE_BY`]).
-    pub fn function_comment(&self, plan: &Plan) -> String {
+    pub fn function_comment(&self, layout: &SqlLayout) -> String {
         format!(
             "A new Snowflake ID of layout {} with {}: unique and increasing. \
              {MADE_BY}{BITS_WORDS}{}{MASK_WORDS}{}.",
-            plan.layout, self.node_text, self.node_bits, self.node_mask
+            layout.name, self.node_text, self.node_bits, self.node_mask
         )
     }
 
@@ -204,17 +193,9 @@ impl NextId {
         )
     }
 
-    /// The comment before the generator, the same in both dialects but for
-    /// `state` (where the state is kept and what to grant), `default` (how a
-    /// column gets its IDs) and `seen` (which other generators the install
-    /// compares with, as lines).
-    pub fn comment(
-        &self,
-        plan: &Plan,
-        state: &[String],
-        default: &[String],
-        seen: &[&str],
-    ) -> String {
+    /// The comment before the generator: what it gives, the dialect's
+    /// `notes` on it, and what every generator promises.
+    pub fn comment(&self, layout: &SqlLayout, notes: &GeneratorNotes) -> String {
         let mut lines = vec![
             "The generator (--generator), installed after the functions:".into(),
             format!(
@@ -224,15 +205,26 @@ impl NextId {
             "Its IDs are unique and increasing, and each one's time is the database".into(),
             "clock's when it was made. As a column's default:".into(),
         ];
-        lines.extend(default.iter().map(|line| format!("  {line}")));
+        lines.extend(notes.default.iter().map(|line| format!("  {line}")));
         lines.push(String::new());
-        lines.extend(state.iter().cloned());
+        lines.extend(notes.state.iter().cloned());
+        lines.push(String::new());
+        lines.extend(self.promises(layout));
+        lines.extend(notes.seen.iter().map(|line| line.to_string()));
         lines.extend([
-            String::new(),
+            format!("  The view {REGISTRY} lists them. One generator's rate is at most"),
+            "  the layout's ceiling: more takes more generators, with other node values.".into(),
+        ]);
+        comment(&lines)
+    }
+
+    /// What every generator promises, as the comment says it.
+    fn promises(&self, layout: &SqlLayout) -> Vec<String> {
+        vec![
             format!(
                 "- Up to {} IDs a tick of {} ms: one generator's ceiling. When a tick's are used",
                 self.seq_max + 1,
-                plan.tick_ms
+                layout.tick_ms
             ),
             "  up, the call waits for the next tick; the sequence never wraps.".into(),
             "- The clock is read once a call, under the lock. If it reads earlier than the last"
@@ -247,25 +239,73 @@ impl NextId {
             "  state survives a restart. Never lower it: IDs would repeat.".into(),
             format!(
                 "- IDs run out at {} (the generator's last tick).",
-                snowflake::UnixMillis(self.last_ms(plan))
+                snowflake::UnixMillis(self.last_ms(layout))
             ),
             "- One node, one generator: the script refuses a generator whose IDs could".into(),
             "  equal another's, comparing the bits their node fields fix, whatever their".into(),
             "  prefixes and layouts.".into(),
-        ]);
-        lines.extend(seen.iter().map(|line| line.to_string()));
-        lines.extend([
-            format!("  The view {REGISTRY} lists them. One generator's rate is at most"),
-            "  the layout's ceiling: more takes more generators, with other node values.".into(),
-        ]);
-        lines
-            .into_iter()
-            .map(|line| match line.is_empty() {
-                true => "--\n".to_owned(),
-                false => format!("-- {line}\n"),
-            })
-            .collect()
+        ]
     }
+}
+
+/// Every node field has a value, and none clashes with the generator.
+fn check_node(layout: &Layout, node: &[(&str, u64)]) -> Result<(), UsageError> {
+    let missing: Vec<&str> = layout
+        .node_fields()
+        .map(|f| f.name())
+        .filter(|name| !node.iter().any(|(given, _)| given == name))
+        .collect();
+    if !missing.is_empty() {
+        return Err(UsageError::new(
+            "generator",
+            &format!("with no value for {}", missing.join(", ")),
+            "give every node field a value with -f NAME=VALUE, as compose takes them; \
+             snowflake layouts lists the fields",
+        ));
+    }
+    match layout
+        .fields()
+        .iter()
+        .find(|f| CLASHING_FIELDS.contains(&f.name()))
+    {
+        Some(f) => Err(UsageError::new(
+            "field",
+            &format!("{:?}", f.name()),
+            "with --generator it would clash with the generator's function; rename the field",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The node fields and their values, as `datacenter=1, machine=7`.
+fn node_text(layout: &Layout, node: &[(&str, u64)]) -> String {
+    layout
+        .node_fields()
+        .map(|f| {
+            let value = node.iter().find(|(name, _)| *name == f.name());
+            format!("{}={}", f.name(), value.map_or(0, |(_, v)| *v))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The layout's fields, epoch and tick, short enough for the comments.
+fn layout_key(layout: &Layout) -> Result<String, UsageError> {
+    let key = format!(
+        "{} epoch {} tick {} ms",
+        layout.spec(),
+        layout.epoch_ms(),
+        layout.tick_ms()
+    );
+    if key.len() > MAX_LAYOUT_KEY {
+        return Err(UsageError::new(
+            "layout",
+            &layout.spec(),
+            "with --generator the layout's fields, epoch and tick are written in 255 \
+             characters at most (in the state's comment); shorten the field names",
+        ));
+    }
+    Ok(key)
 }
 
 #[cfg(test)]
@@ -273,9 +313,19 @@ mod tests {
     use super::*;
     use crate::sql::{Dialect, functions};
 
-    fn next_id(layout: &Layout, node: &[(&str, u64)]) -> Result<NextId, Error> {
-        let plan = Plan::new(layout, "p".into())?;
-        NextId::new(layout, &plan, node)
+    fn next_id(layout: &Layout, node: &[(&str, u64)]) -> Result<SqlGenerator, Failure> {
+        let names = SqlLayout::new(layout, Some("p"))?;
+        SqlGenerator::new(layout, &names, node)
+    }
+
+    /// The refusal of the command's own, or the core's, as its field and
+    /// its words.
+    fn refusal(err: Failure) -> (Option<String>, String) {
+        match err {
+            Failure::Argument(err) => (Some(err.field().to_owned()), err.to_string()),
+            Failure::Usage(err) => (err.field().map(str::to_owned), err.to_string()),
+            other => panic!("not a refusal: {other:?}"),
+        }
     }
 
     #[test]
@@ -298,7 +348,7 @@ mod tests {
 
     /// What the install checks compute in SQL: two generators can issue
     /// one ID where the bits both fix agree.
-    fn meet(a: &NextId, b: &NextId) -> bool {
+    fn meet(a: &SqlGenerator, b: &SqlGenerator) -> bool {
         (a.node_bits ^ b.node_bits) & a.node_mask & b.node_mask == 0
     }
 
@@ -330,11 +380,11 @@ mod tests {
         // Mastodon's 16-bit sequence leaves 47 bits of a bigint for ticks:
         // its generator ends in the year 6429, its time field in 10889.
         let mastodon = Layout::mastodon();
-        let plan = Plan::new(&mastodon, "m".into()).unwrap();
-        let next = NextId::new(&mastodon, &plan, &[]).unwrap();
+        let names = SqlLayout::new(&mastodon, Some("m")).unwrap();
+        let next = SqlGenerator::new(&mastodon, &names, &[]).unwrap();
         assert_eq!(next.last_tick, (1 << 47) - 1);
         assert!(
-            snowflake::UnixMillis(next.last_ms(&plan))
+            snowflake::UnixMillis(next.last_ms(&names))
                 .to_string()
                 .starts_with("6429-")
         );
@@ -344,20 +394,18 @@ mod tests {
 
     #[test]
     fn every_node_field_needs_a_value_and_the_layout_a_sequence() {
-        let err = next_id(&Layout::discord(), &[("process", 1)]).unwrap_err();
-        assert_eq!(err.field(), Some("generator"));
+        let (field, message) = refusal(next_id(&Layout::discord(), &[("process", 1)]).unwrap_err());
+        assert_eq!(field.as_deref(), Some("generator"));
         assert!(
-            err.to_string()
-                .starts_with("generator with no value for worker is not allowed"),
-            "{err}"
+            message.starts_with("generator with no value for worker is not allowed"),
+            "{message}"
         );
-        let err = next_id(&Layout::parse("time:62,node:1").unwrap(), &[("node", 1)]).unwrap_err();
-        assert!(err.to_string().contains("has no sequence field"), "{err}");
-        let err = next_id(&Layout::twitter(), &[("datacenter", 1), ("machine", 99)]).unwrap_err();
-        assert!(
-            err.to_string().contains("machine 99 is out of range"),
-            "{err}"
-        );
+        let time_only = Layout::parse("time:62,node:1").unwrap();
+        let (_, message) = refusal(next_id(&time_only, &[("node", 1)]).unwrap_err());
+        assert!(message.contains("has no sequence field"), "{message}");
+        let node = [("datacenter", 1), ("machine", 99)];
+        let (_, message) = refusal(next_id(&Layout::twitter(), &node).unwrap_err());
+        assert!(message.contains("machine 99 is out of range"), "{message}");
     }
 
     #[test]
@@ -376,9 +424,9 @@ mod tests {
         );
         let layout = Layout::parse(&spec).unwrap();
         let node: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), 1)).collect();
-        let err = next_id(&layout, &node).unwrap_err();
-        assert_eq!(err.field(), Some("layout"));
-        assert!(err.to_string().contains("255 characters"), "{err}");
+        let (field, message) = refusal(next_id(&layout, &node).unwrap_err());
+        assert_eq!(field.as_deref(), Some("layout"));
+        assert!(message.contains("255 characters"), "{message}");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The functions in MySQL's and MariaDB's stored-routine SQL.
+//! MySQL and MariaDB: the read functions as stored routines and partitions
+//! by ID range; the generator is in `mysql/generator.rs`.
 //!
 //! Bit operators work on unsigned 64-bit integers there: a negative BIGINT
 //! enters as its two's complement and a result past `i64::MAX` leaves
@@ -7,13 +8,38 @@
 //! not accept for functions. Bodies hold several statements, hence the
 //! `DELIMITER` lines that the `mysql` and `mariadb` clients read.
 
-use super::plan::{Plan, bits_of, shifted};
+mod generator;
+
+use super::database::{
+    Capabilities, Database, Function, FunctionsSql, Locals, Partition, PartitionsSql, Refusal,
+    Table, Words,
+};
+use super::layout::{SqlLayout, bits_of};
+
+/// The dialect of MySQL and MariaDB.
+#[derive(Debug)]
+pub struct Mysql;
+
+/// What ends a statement between the `DELIMITER` lines.
+const DELIMITER: &str = "//";
+
+const CAPABILITIES: Capabilities = Capabilities {
+    name: "MySQL and MariaDB",
+    // What DATETIME holds, in Unix ms: 1000-01-01 to 9999-12-31 23:59:59.999.
+    time_range_ms: -30_610_224_000_000..=253_402_300_799_999,
+    zoned_time: false,
+    routine_delimiter: Some(DELIMITER),
+    bounded_partitions: false,
+    max_partitions: Some(8192),
+};
+
+impl Database for Mysql {
+    fn capabilities(&self) -> &'static Capabilities {
+        &CAPABILITIES
+    }
+}
 
 const PURITY: &str = "DETERMINISTIC NO SQL";
-
-/// What DATETIME holds, in Unix ms: 1000-01-01 to 9999-12-31 23:59:59.999.
-const TIME_MIN_MS: i64 = -30_610_224_000_000;
-const TIME_MAX_MS: i64 = 253_402_300_799_999;
 
 /// DATETIME has no zone; these functions treat it as UTC.
 const UNIX_EPOCH: &str = "TIMESTAMP'1970-01-01 00:00:00'";
@@ -21,218 +47,129 @@ const UNIX_EPOCH: &str = "TIMESTAMP'1970-01-01 00:00:00'";
 /// Signalled messages are cut at 128 characters, so they stay short.
 const SIGNAL: &str = "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = _msg";
 
-/// The comment that opens the script, and the functions.
-pub fn render(plan: &Plan) -> (String, String) {
-    let zeros = vec!["0"; plan.fields.len()].join(", ");
-    let examples = [
-        format!("SELECT id, {}(id) FROM posts;", plan.name("time")),
-        format!(
-            "SELECT * FROM posts WHERE id BETWEEN {}(UTC_TIMESTAMP(3) - INTERVAL 1 DAY) AND {}(UTC_TIMESTAMP(3));",
-            plan.name("min_id"),
-            plan.name("max_id")
-        ),
-        format!(
-            "SELECT {}(UTC_TIMESTAMP(3), {zeros});",
-            plan.name("compose")
-        ),
-    ];
-    let purity = [
-        "Pure functions, with no state and no table: DETERMINISTIC NO SQL, so binary",
-        "logging accepts them and a call with constants is worked out once. MySQL and",
-        "MariaDB allow no stored function in generated columns or partition bounds:",
-        "there, write the number a function gives (SELECT ..._min_id('2025-01-01')).",
-        "DATETIME has no time zone: these functions read and write UTC.",
-    ];
-    let header = plan.header("DATETIME(3)", &purity, &examples);
-    let mut out = String::new();
-    out.push_str("DELIMITER //\n\n");
-    out.push_str(&time(plan));
-    for f in &plan.fields {
-        out.push_str(&function(
-            &format!("The {} field of an ID, 0 to {}.", f.name, f.max),
-            &f.function,
-            "id BIGINT",
-            "BIGINT",
-            "",
-            &format!(
-                "{}  RETURN {};\n",
-                id_check(plan),
-                bits_of("id", f.shift, f.max)
-            ),
-        ));
-    }
-    out.push_str(&compose(plan));
-    out.push_str(&bound(
-        plan,
-        "min_id",
-        "The smallest ID of ts's tick.",
-        None,
-    ));
-    out.push_str(&bound(
-        plan,
-        "max_id",
-        "The largest ID of ts's tick.",
-        Some(plan.low_mask()),
-    ));
-    out.push_str("DELIMITER ;\n");
-    (header, out)
-}
-
-/// `ms` is how `_ms` is declared after its type (empty: not at all).
-fn function(doc: &str, name: &str, params: &str, returns: &str, ms: &str, body: &str) -> String {
-    let mut out = format!(
-        "-- {doc}\nDROP FUNCTION IF EXISTS {name}//\n\
-         CREATE FUNCTION {name}({params}) RETURNS {returns}\n  {PURITY}\nBEGIN\n"
-    );
-    if !ms.is_empty() {
-        out.push_str(&format!("  DECLARE _ms BIGINT{ms};\n"));
-    }
-    if body.contains("_msg") {
-        out.push_str("  DECLARE _msg VARCHAR(128);\n");
-    }
-    out.push_str(body);
-    out.push_str("END//\n\n");
-    out
-}
-
-/// `message` is an SQL expression (SIGNAL takes no expression, so it goes
-/// through `_msg`).
-fn raise(condition: &str, message: &str) -> String {
-    format!("  IF {condition} THEN\n    SET _msg = {message};\n    {SIGNAL};\n  END IF;\n")
-}
-
-fn id_check(plan: &Plan) -> String {
-    match plan.id_max() {
-        None => String::new(),
-        Some(i64::MAX) => raise(
-            "id < 0",
-            "CONCAT('id ', id, ' is negative, but the layout keeps its sign bit 0')",
-        ),
-        Some(max) => raise(
-            &format!("id < 0 OR id > {max}"),
-            &format!(
-                "CONCAT('id ', id, ' is out of range 0 to {max}: the layout uses {} bits')",
-                plan.width
-            ),
-        ),
-    }
-}
-
+/// A time as DATETIME(3) prints it: 2010-11-04 01:42:54.657.
 fn datetime_text(ms: i64) -> String {
-    // 2010-11-04T01:42:54.657Z as DATETIME(3) prints it.
     snowflake::UnixMillis(ms)
         .to_string()
         .replace('T', " ")
         .replace('Z', "")
 }
 
-fn time(plan: &Plan) -> String {
-    let units = format!(
-        "CAST({} AS SIGNED)",
-        bits_of("id", plan.time_shift, plan.time_max)
-    );
-    let mut body = id_check(plan);
-    body.push_str(&format!("  SET _ms = {};\n", plan.unix_ms_of(&units)));
-    // Only layouts whose times reach past DATETIME need the check (mastodon's
-    // run to the year 10889).
-    if plan.epoch_ms < TIME_MIN_MS || plan.last_ms > TIME_MAX_MS {
-        body.push_str(&raise(
-            &format!("_ms < {TIME_MIN_MS} OR _ms > {TIME_MAX_MS}"),
-            "CONCAT('id ', id, ' is from Unix ms ', _ms, ', which DATETIME cannot hold (years 1000 to 9999)')",
-        ));
+const WORDS: Words = Words {
+    int: "BIGINT",
+    time: "DATETIME(3)",
+    div: "DIV",
+    now: "UTC_TIMESTAMP(3)",
+    a_day_ago: "UTC_TIMESTAMP(3) - INTERVAL 1 DAY",
+    purity: &[
+        "Pure functions, with no state and no table: DETERMINISTIC NO SQL, so binary",
+        "logging accepts them and a call with constants is worked out once. MySQL and",
+        "MariaDB allow no stored function in generated columns or partition bounds:",
+        "there, write the number a function gives (SELECT ..._min_id('2025-01-01')).",
+        "DATETIME has no time zone: these functions read and write UTC.",
+    ],
+};
+
+impl FunctionsSql for Mysql {
+    fn words(&self) -> &'static Words {
+        &WORDS
     }
-    body.push_str(&format!(
-        "  RETURN TIMESTAMPADD(MICROSECOND, _ms * 1000, {UNIX_EPOCH});\n"
-    ));
-    // `_ms` is set after the ID check, so it starts without a value.
-    function(
-        "The time of an ID, in UTC: the start of its tick.",
-        &plan.name("time"),
-        "id BIGINT",
-        "DATETIME(3)",
-        " DEFAULT NULL",
-        &body,
-    )
-}
 
-/// `_ms` as the Unix milliseconds of `ts`; exact, as DATETIME(3) holds
-/// whole milliseconds.
-fn ms_of_ts() -> String {
-    format!(" DEFAULT TIMESTAMPDIFF(MICROSECOND, {UNIX_EPOCH}, ts) DIV 1000")
-}
+    fn param(&self, name: &str) -> String {
+        format!("`{name}`")
+    }
 
-/// `_ms` from `ts`, refused outside the layout's times; a limit past what
-/// DATETIME holds needs no check.
-fn time_check(plan: &Plan) -> String {
-    let mut out = String::new();
-    if plan.epoch_ms > TIME_MIN_MS {
-        out.push_str(&raise(
-            &format!("_ms < {}", plan.epoch_ms),
-            &format!(
+    fn signed(&self, bits: &str) -> String {
+        format!("CAST({bits} AS SIGNED)")
+    }
+
+    fn ms_of_id(&self, layout: &SqlLayout) -> String {
+        let units = self.signed(&bits_of("id", layout.time_shift, layout.time_max));
+        format!("  SET _ms = {};\n", layout.unix_ms_of(&units))
+    }
+
+    fn time_of_ms(&self) -> String {
+        format!("  RETURN TIMESTAMPADD(MICROSECOND, _ms * 1000, {UNIX_EPOCH});\n")
+    }
+
+    /// The message is an SQL expression (SIGNAL takes no expression, so it
+    /// goes through `_msg`).
+    fn raise(&self, condition: &str, refusal: Refusal) -> String {
+        let message = match refusal {
+            Refusal::NegativeId => {
+                "CONCAT('id ', id, ' is negative, but the layout keeps its sign bit 0')".into()
+            }
+            Refusal::IdOutOfRange { max, width } => format!(
+                "CONCAT('id ', id, ' is out of range 0 to {max}: the layout uses {width} bits')"
+            ),
+            Refusal::TimeOutsideType => "CONCAT('id ', id, ' is from Unix ms ', _ms, \
+                 ', which DATETIME cannot hold (years 1000 to 9999)')"
+                .into(),
+            Refusal::BeforeEpoch { epoch_ms } => format!(
                 "CONCAT('ts ', ts, ' is before the layout''s epoch, {}')",
-                datetime_text(plan.epoch_ms)
+                datetime_text(epoch_ms)
             ),
-        ));
-    }
-    if plan.last_ms < TIME_MAX_MS {
-        out.push_str(&raise(
-            &format!("_ms > {}", plan.last_ms),
-            &format!(
+            Refusal::AfterLast { last_ms } => format!(
                 "CONCAT('ts ', ts, ' is after the last time the layout can encode, {}')",
-                datetime_text(plan.last_ms)
+                datetime_text(last_ms)
             ),
-        ));
-    }
-    out
-}
-
-fn units_shifted(plan: &Plan) -> String {
-    shifted(&plan.units_of("_ms", "DIV"), plan.time_shift)
-}
-
-fn compose(plan: &Plan) -> String {
-    let mut params = vec!["ts DATETIME(3)".to_owned()];
-    let mut body = time_check(plan);
-    let mut terms = vec![units_shifted(plan)];
-    for f in &plan.fields {
-        let param = format!("`{}`", f.name);
-        params.push(format!("{param} BIGINT"));
-        body.push_str(&raise(
-            &format!("{param} < 0 OR {param} > {}", f.max),
-            &format!(
+            Refusal::FieldOutOfRange { field, param } => format!(
                 "CONCAT('{} ', {param}, ' is out of range 0 to {} ({} bits)')",
-                f.name, f.max, f.bits
+                field.name, field.max, field.bits
             ),
-        ));
-        terms.push(shifted(&param, f.shift));
+        };
+        format!("  IF {condition} THEN\n    SET _msg = {message};\n    {SIGNAL};\n  END IF;\n")
     }
-    body.push_str(&format!(
-        "  RETURN CAST({} AS SIGNED);\n",
-        terms.join(" | ")
-    ));
-    function(
-        "The ID of a time in UTC (floored to the tick) and field values.",
-        &plan.name("compose"),
-        &params.join(", "),
-        "BIGINT",
-        &ms_of_ts(),
-        &body,
-    )
+
+    fn function(&self, f: &Function) -> String {
+        let mut out = format!(
+            "-- {}\nDROP FUNCTION IF EXISTS {name}{DELIMITER}\n\
+             CREATE FUNCTION {name}({}) RETURNS {}\n  {PURITY}\nBEGIN\n",
+            f.doc,
+            f.params,
+            f.returns,
+            name = f.name,
+        );
+        match f.locals {
+            Locals::None => {}
+            // Set after the ID check, so it starts without a value.
+            Locals::TimeOfId => out.push_str("  DECLARE _ms BIGINT DEFAULT NULL;\n"),
+            // Exact, as DATETIME(3) holds whole milliseconds.
+            Locals::MsOfTs => out.push_str(&format!(
+                "  DECLARE _ms BIGINT DEFAULT TIMESTAMPDIFF(MICROSECOND, {UNIX_EPOCH}, ts) DIV 1000;\n"
+            )),
+        }
+        if f.body.contains("_msg") {
+            out.push_str("  DECLARE _msg VARCHAR(128);\n");
+        }
+        out.push_str(f.body);
+        out.push_str(&format!("END{DELIMITER}\n\n"));
+        out
+    }
 }
 
-fn bound(plan: &Plan, what: &str, doc: &str, low_mask: Option<u64>) -> String {
-    let mut body = time_check(plan);
-    let id = match low_mask {
-        Some(mask) => format!("{} | {mask}", units_shifted(plan)),
-        None => units_shifted(plan),
-    };
-    body.push_str(&format!("  RETURN CAST({id} AS SIGNED);\n"));
-    function(
-        doc,
-        &plan.name(what),
-        "ts DATETIME(3)",
-        "BIGINT",
-        &ms_of_ts(),
-        &body,
-    )
+impl PartitionsSql for Mysql {
+    fn partitions(&self, table: &Table, partitions: &[Partition]) -> String {
+        let table = table.written;
+        let first = &partitions[0];
+        let mut out = format!(
+            "-- MySQL and MariaDB partition a table in one statement, which copies its rows. A\n\
+             -- range partition has no lower bound, so p_before holds the IDs before the\n\
+             -- first period; an ID after the last has no partition and is refused. To add\n\
+             -- periods later: ALTER TABLE {table} ADD PARTITION (PARTITION ... VALUES LESS THAN (...)).\n\
+             -- Every unique key of {table} must include id.\n\n\
+             ALTER TABLE {table} PARTITION BY RANGE (id) (\n\
+             \x20 PARTITION p_before VALUES LESS THAN ({}),  -- before {}\n",
+            first.from, first.label,
+        );
+        for (i, p) in partitions.iter().enumerate() {
+            let comma = if i + 1 == partitions.len() { "" } else { "," };
+            out.push_str(&format!(
+                "  PARTITION p{} VALUES LESS THAN ({}){comma}  -- {}\n",
+                p.suffix, p.to, p.label,
+            ));
+        }
+        out.push_str(");\n");
+        out
+    }
 }

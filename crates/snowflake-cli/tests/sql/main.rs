@@ -18,6 +18,8 @@ mod functions;
 /// `<prefix>_next_id()`: uniqueness under load, the clock, restarts,
 /// several generators.
 mod generator;
+/// What `snowflake sql` prints, to the byte, and its refusals' words.
+mod golden;
 /// The generator attacked: roles with a grant too many or none, one node
 /// in two schemas, the same bits under another name, a look-alike state,
 /// statement-based binary logging.
