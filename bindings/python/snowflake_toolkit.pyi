@@ -11,6 +11,36 @@ _LayoutArg = Union[str, "Layout"]
 _Value = Union[int, str]
 _Path = Union[str, "PathLike[str]"]
 
+__all__ = [
+    "Bounds",
+    "ClockBackwards",
+    "ClusterNode",
+    "Decoded",
+    "ERROR_KINDS",
+    "Error",
+    "Generator",
+    "InvalidInput",
+    "Layout",
+    "ManualClock",
+    "Masker",
+    "PRESETS",
+    "Reading",
+    "StoreError",
+    "StoreInUse",
+    "TEXT_FORMS",
+    "TimeExhausted",
+    "Unavailable",
+    "bounds",
+    "compose",
+    "decode",
+    "from_text",
+    "layouts",
+    "new_key_file",
+    "readings",
+    "to_text",
+    "__version__",
+]
+
 PRESETS: tuple[str, ...]
 TEXT_FORMS: tuple[str, ...]
 ERROR_KINDS: tuple[str, ...]
@@ -75,7 +105,7 @@ class Layout:
     def platform(self) -> str | None: ...
     def time_left(self, now: _Time | None = None) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -95,7 +125,7 @@ class Decoded:
     @property
     def text(self) -> dict[str, str]: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -124,11 +154,11 @@ class Bounds:
     def end_ms(self) -> int: ...
     def to_dict(self) -> dict[str, Any]: ...
     def __iter__(self) -> Iterator[int]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class ManualClock:
-    def __init__(self, now: _Time) -> None: ...
+    def __new__(cls, now: _Time) -> ManualClock: ...
     @property
     def now_ms(self) -> int: ...
     def set(self, now: _Time) -> None: ...
@@ -136,13 +166,13 @@ class ManualClock:
 
 @final
 class Generator:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         layout: _LayoutArg = "twitter",
         state_file: _Path | None = None,
         clock: str | ManualClock = "system",
         **fields: _Value,
-    ) -> None: ...
+    ) -> Generator: ...
     def next_id(self) -> int: ...
     def next_ids(self, n: int) -> list[int]: ...
     def close(self) -> None: ...
@@ -159,7 +189,7 @@ class Generator:
 
 @final
 class Masker:
-    def __init__(self, key_file: _Path, layout: _LayoutArg = "twitter") -> None: ...
+    def __new__(cls, key_file: _Path, layout: _LayoutArg = "twitter") -> Masker: ...
     def mask(self, id: _Id) -> int: ...
     def unmask(self, masked: _Id) -> int: ...
     @property
@@ -167,15 +197,15 @@ class Masker:
 
 @final
 class ClusterNode:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         endpoints: str | Sequence[str],
         cluster: str = "default",
         layout: _LayoutArg = "twitter",
         lease_ttl: int = 10,
         timeout: float | None = 30.0,
         **fixed: _Value,
-    ) -> None: ...
+    ) -> ClusterNode: ...
     def next_id(self) -> int: ...
     def next_ids(self, n: int) -> list[int]: ...
     def wait_ready(self, timeout: float | None = 30.0) -> None: ...

@@ -203,7 +203,7 @@ impl PyClusterNode {
     /// Waits until the node holds a slot, up to timeout seconds (None:
     /// for as long as it takes); raises Unavailable (kind 'not_ready') with
     /// the node's reason if it holds none by then.
-    #[pyo3(signature = (timeout = Some(30.0)))]
+    #[pyo3(signature = (timeout = Some(30.0)), text_signature = "($self, timeout=30.0)")]
     fn wait_ready(&self, py: Python<'_>, timeout: Option<f64>) -> Result<()> {
         let cluster = self.node.cluster()?;
         let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));

@@ -53,9 +53,11 @@ mod readings;
 /// layouts(), Layout.parse(spec, epoch=None, tick_ms=None),
 /// to_text(id, format), from_text(text, format=None);
 /// Generator(layout='twitter', state_file=None, clock='system', **fields);
-/// Masker(key_file, layout='twitter'); ClusterNode(endpoints, ...).
-/// Errors are Error and its subclasses; a bad value is InvalidInput, a
-/// ValueError too.
+/// Masker(key_file, layout='twitter'), new_key_file(path);
+/// ClusterNode(endpoints, ...); ManualClock(now) for tests.
+/// PRESETS names the presets, TEXT_FORMS the text forms and ERROR_KINDS the
+/// kinds an error can be. Errors are Error and its subclasses; a bad value
+/// is InvalidInput, a ValueError too.
 #[pymodule]
 fn snowflake_toolkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
