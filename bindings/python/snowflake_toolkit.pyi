@@ -3,7 +3,7 @@ hold a slot on etcd. Type stubs; the docstrings are the module's own."""
 
 from datetime import datetime
 from os import PathLike
-from typing import Any, Iterator, Sequence, Union, final
+from typing import Any, Iterator, Literal, Sequence, Union, final
 
 _Id = Union[int, str]
 _Time = Union[int, str, datetime]
@@ -170,7 +170,7 @@ class Generator:
         cls,
         layout: _LayoutArg = "twitter",
         state_file: _Path | None = None,
-        clock: str | ManualClock = "system",
+        clock: Literal["system", "tsc"] | ManualClock = "system",
         **fields: _Value,
     ) -> Generator: ...
     def next_id(self) -> int: ...

@@ -1,10 +1,14 @@
-//! Which clock a generator reads: the system's, or a `ManualClock` that
-//! moves only when told, for tests.
+//! Which clock a generator reads: the system's (asked on every call), the
+//! `snowflake-tsc` crate's (the CPU's counter, checked against the system
+//! clock once a millisecond; cheaper, and it sees a step of the wall clock
+//! up to a millisecond late), or a `ManualClock` that moves only when told,
+//! for tests.
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use snowflake::{Clock, Error, ManualClock, SystemClock};
+use snowflake_tsc::TscClock;
 
 use crate::errors::{Fault, Result};
 use crate::input;
@@ -66,15 +70,20 @@ pub(crate) fn resolve(value: Option<&Bound<'_, PyAny>>) -> Result<(Arc<dyn Clock
         let clock: Arc<dyn Clock> = Arc::clone(&manual.get().clock) as Arc<dyn Clock>;
         return Ok((clock, manual.repr()?.to_string()));
     }
-    if input::text(value)? == SYSTEM {
+    let name = input::text(value)?;
+    if name == SYSTEM {
         return Ok((Arc::new(SystemClock), format!("'{SYSTEM}'")));
+    }
+    if name == TSC {
+        return Ok((Arc::new(TscClock::shared()), format!("'{TSC}'")));
     }
     Err(Fault::core(&Error::invalid_value(
         "clock",
         &value.repr()?.to_string(),
-        "a clock is \"system\" or a ManualClock",
+        "a clock is \"system\", \"tsc\" or a ManualClock",
     ))
     .raise())
 }
 
 const SYSTEM: &str = "system";
+const TSC: &str = "tsc";

@@ -6,10 +6,10 @@
 //! 2255), and the calendar is Python's own. A datetime without a time zone
 //! is refused rather than read as local time.
 
-use pyo3::exceptions::PyOverflowError;
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDateTime, PyDelta, PyDeltaAccess, PyTzInfo};
+use pyo3::types::{PyDateTime, PyDelta, PyTzInfo};
 
 use crate::errors::{Fault, Kind, Result};
 
@@ -69,23 +69,36 @@ pub(crate) fn to_datetime<'py>(
 /// millisecond; `field` names the argument in the refusal of a naive one.
 pub(crate) fn from_datetime(value: &Bound<'_, PyDateTime>, field: &'static str) -> Result<i64> {
     let py = value.py();
-    if value.call_method0("utcoffset")?.is_none() {
-        let shown = value.call_method0("isoformat")?.str()?.to_string();
-        return Err(Fault::new(
-            Kind::InvalidInput,
-            format!(
-                "{field} {shown} has no time zone, so it names no moment; give an aware \
-                 datetime, such as datetime.now(timezone.utc)"
-            ),
-        )
-        .field(field)
-        .value(shown)
-        .raise());
+    // `timedelta // timedelta` is Python's exact integer division; a naive
+    // datetime cannot be subtracted from an aware one (TypeError).
+    match value.sub(unix_epoch(py)?) {
+        Ok(since) => Ok(since.floor_div(one_ms(py)?)?.extract::<i64>()?),
+        Err(err) if err.is_instance_of::<PyTypeError>(py) => Err(naive(value, field)?),
+        Err(err) => Err(err.into()),
     }
-    let since = value.sub(unix_epoch(py)?)?;
-    let since = since.cast::<PyDelta>().map_err(PyErr::from)?;
-    let ms = i64::from(since.get_days()) * MS_PER_DAY
-        + i64::from(since.get_seconds()) * 1000
-        + i64::from(since.get_microseconds()).div_euclid(1000);
-    Ok(ms)
+}
+
+/// `timedelta(milliseconds=1)`, made once.
+fn one_ms(py: Python<'_>) -> PyResult<&Bound<'_, PyDelta>> {
+    static ONE_MS: PyOnceLock<Py<PyDelta>> = PyOnceLock::new();
+    ONE_MS
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(PyDelta::new(py, 0, 0, 1000, false)?.unbind())
+        })
+        .map(|ms| ms.bind(py))
+}
+
+/// The refusal of a datetime without a time zone.
+fn naive(value: &Bound<'_, PyDateTime>, field: &'static str) -> Result<crate::errors::Raised> {
+    let shown = value.call_method0("isoformat")?.str()?.to_string();
+    Ok(Fault::new(
+        Kind::InvalidInput,
+        format!(
+            "{field} {shown} has no time zone, so it names no moment; give an aware datetime, \
+             such as datetime.now(timezone.utc)"
+        ),
+    )
+    .field(field)
+    .value(shown)
+    .raise())
 }

@@ -40,6 +40,11 @@ const INSTEAD: &str = "Make the generator in each process after it starts (gunic
 /// that a restart never issues an ID at or below one issued before; one
 /// file serves one generator at a time, in this process or another.
 ///
+/// clock is 'system' (the system clock, read on every call), 'tsc' (the
+/// CPU's counter, checked against the system clock once a millisecond:
+/// cheaper, but a step of the wall clock is seen up to a millisecond late)
+/// or a ManualClock.
+///
 /// Thread-safe; the GIL is let go while it waits for the next time unit or
 /// writes its mark. A generator copied into a child by fork() refuses to
 /// issue: make one in the child. close() (or a with block) lowers the mark
