@@ -84,7 +84,7 @@ def test_the_layout_running_out_raises_time_exhausted() -> None:
 
 
 def test_another_thread_runs_while_a_generator_waits_for_the_next_tick() -> None:
-    # Two IDs a second: the third call waits for the next second.
+    # Two IDs a second: a third call waits for the next second.
     layout = sf.Layout.parse("time:41,machine:1,sequence:1", tick_ms=1000)
     gen = sf.Generator(layout=layout, machine=1)
     progress = [0]
@@ -97,12 +97,34 @@ def test_another_thread_runs_while_a_generator_waits_for_the_next_tick() -> None
     counter = threading.Thread(target=count)
     counter.start()
     try:
-        for call in (lambda: gen.next_id(), lambda: gen.next_ids(3)):
+        # How fast the other thread counts while this one holds no GIL.
+        start, before = time.monotonic(), progress[0]
+        time.sleep(0.2)
+        rate = (progress[0] - before) / (time.monotonic() - start)
+        def two_ids() -> None:
+            gen.next_id()
+            gen.next_id()
+
+        # Each takes the second's other ID, then waits for the next second.
+        for call in (lambda: gen.next_ids(2), two_ids):
+            # Issue until a call waits: it is then the start of a second,
+            # and its first ID is taken.
+            while True:
+                start = time.monotonic()
+                gen.next_id()
+                if time.monotonic() - start > 0.05:
+                    break
+            start, before = time.monotonic(), progress[0]
             call()
-            call()
-            before = progress[0]
-            call()  # waits for the next second
-            assert progress[0] - before > 1000, "the other thread stood still: the GIL was held"
+            waited = time.monotonic() - start
+            counted = progress[0] - before
+            assert waited > 0.5, "it did not wait: the test shows nothing"
+            # Held through the wait, the GIL would give the other thread a
+            # switch interval or two (5 ms each) of the wait at most.
+            assert counted > rate * waited / 4, (
+                f"the other thread counted {counted} in {waited:.2f} s, "
+                f"{rate * waited:.0f} when free: the GIL was held"
+            )
     finally:
         done.set()
         counter.join()
