@@ -3,6 +3,7 @@ hold a slot on etcd. Type stubs; the docstrings are the module's own."""
 
 from datetime import datetime
 from os import PathLike
+from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence, Union, final
 
 _Id = Union[int, str]
@@ -183,7 +184,7 @@ class Generator:
     @property
     def node(self) -> dict[str, int]: ...
     @property
-    def state_file(self) -> str | None: ...
+    def state_file(self) -> Path | None: ...
     @property
     def closed(self) -> bool: ...
 

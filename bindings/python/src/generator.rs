@@ -176,7 +176,7 @@ impl PyGenerator {
         Ok(dict)
     }
 
-    /// The state file's path, or None.
+    /// The state file's path (a pathlib.Path), or None.
     #[getter]
     fn state_file(&self) -> Option<PathBuf> {
         self.state_file.clone()
@@ -197,7 +197,7 @@ impl PyGenerator {
             .map(|(name, value)| format!("{name}={value}"))
             .collect();
         let state = match &self.state_file {
-            Some(path) => format!(", state_file={:?}", path.display().to_string()),
+            Some(path) => format!(", state_file='{}'", path.display()),
             None => String::new(),
         };
         format!(
