@@ -25,7 +25,7 @@ impl PyClusterNode {
         Err(Fault::new(
             Kind::NoCluster,
             "this build of snowflake_toolkit has no cluster mode; install it with `pip install \
-             --config-settings=build-args=--features=cluster ./bindings/python` (the etcd \
+             --config-settings=maturin.build-args=--features=cluster ./bindings/python` (the etcd \
              client needs protoc and the protobuf headers to build: Debian's protobuf-compiler \
              and libprotobuf-dev)",
         )
