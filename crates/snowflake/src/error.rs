@@ -209,6 +209,48 @@ impl Error {
         }
     }
 
+    /// The value at fault, as the caller gave it and the message names it,
+    /// where there is one: `32` for `machine 32 is out of range`, the text
+    /// of an ID that is not one, the name of an unknown layout or field.
+    /// `None` for a malformed layout spec (the message says which part is
+    /// wrong) and for errors that no input caused.
+    ///
+    /// ```
+    /// use snowflake::{Id, Layout};
+    ///
+    /// let err = Layout::twitter().compose(1288834975657, &[("machine", 32)]).unwrap_err();
+    /// assert_eq!(err.value().as_deref(), Some("32"));
+    /// let err = Id::parse("12x").unwrap_err();
+    /// assert_eq!(err.value().as_deref(), Some("12x"));
+    /// assert_eq!(Layout::parse("time:41,machine").unwrap_err().value(), None);
+    /// ```
+    pub fn value(&self) -> Option<String> {
+        match &*self.0 {
+            Repr::OutOfRange { value, .. }
+            | Repr::NotANumber { value, .. }
+            | Repr::InvalidTimestamp { value, .. }
+            | Repr::InvalidText { value, .. }
+            | Repr::UnknownTextForm { value, .. }
+            | Repr::InvalidSetting { value, .. } => Some(value.clone()),
+            Repr::UnknownField { field, .. } | Repr::DuplicateField { field } => {
+                Some(field.clone())
+            }
+            Repr::BeforeEpoch { timestamp, .. } | Repr::AfterEnd { timestamp, .. } => {
+                Some(timestamp.to_string())
+            }
+            Repr::InvalidWindow { from, .. } => Some(from.to_string()),
+            Repr::SignBitSet { id, .. } | Repr::TooWide { id, .. } => Some(id.to_string()),
+            Repr::UnknownLayout { name, .. } => Some(name.clone()),
+            Repr::NoSequence { layout } => Some(layout.clone()),
+            Repr::InvalidLayout { .. }
+            | Repr::ClockBackwards { .. }
+            | Repr::TimeExhausted { .. }
+            | Repr::MarkAhead { .. }
+            | Repr::Store { .. }
+            | Repr::StoreInUse { .. } => None,
+        }
+    }
+
     /// For a clock that went backwards, by how many milliseconds.
     ///
     /// ```

@@ -157,6 +157,12 @@ fn error_cases_name_the_field_and_the_value() {
             err.to_string().contains(value),
             "{case}: {err:?} does not name {value}"
         );
+        // `Error::value` gives the same value, but for a malformed layout
+        // spec, whose message names the part at fault only in words.
+        match err.value() {
+            Some(given) => assert_eq!(given, value, "{case}: {err:?}"),
+            None => assert_eq!(string(case, "op"), "layout", "{case}: {err:?} has no value"),
+        }
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} error cases checked");
