@@ -60,7 +60,7 @@ pub extern "C" fn sf_doubles_ptr() -> usize {
 /// The tables the page and the package read their lists from, as JSON:
 /// the presets (the core's JSON of each layout, with its platform), the
 /// text forms, the slack readings allow, the narrowest layout masking
-/// takes and a key's length.
+/// takes, a key's length, and the names of the segments that are no field.
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_tables() -> i32 {
     #[derive(Serialize)]
@@ -73,10 +73,20 @@ pub extern "C" fn sf_tables() -> i32 {
     struct Tables<'a> {
         presets: Vec<Described<'a>>,
         text_forms: Vec<Form>,
+        /// The forms a breakdown lists under `text`, beside its decimal `id`.
+        breakdown_forms: Vec<&'static str>,
         future_slack_ms: i64,
         mask_min_bits: u8,
         key_hex_len: usize,
         key_bits: usize,
+        segments: Segments,
+    }
+    /// The names a breakdown's segments have besides the fields'.
+    #[derive(Serialize)]
+    struct Segments {
+        time: &'static str,
+        sign: &'static str,
+        unused: &'static str,
     }
     PRESETS.with(|presets| {
         reply::json(&Tables {
@@ -89,10 +99,16 @@ pub extern "C" fn sf_tables() -> i32 {
                     allowed: form.allowed(),
                 })
                 .collect(),
+            breakdown_forms: TextForm::ENCODED.iter().map(|form| form.name()).collect(),
             future_slack_ms: Readings::FUTURE_SLACK_MS,
             mask_min_bits: Masker::MIN_BITS,
             key_hex_len: MaskKey::HEX_LEN,
             key_bits: MaskKey::BITS,
+            segments: Segments {
+                time: Layout::TIME_FIELD,
+                sign: Layout::SIGN_FIELD,
+                unused: Layout::UNUSED_FIELD,
+            },
         })
     });
     DONE
@@ -272,7 +288,8 @@ pub extern "C" fn sf_compose(layout: i32, timestamp_ms: i64) -> i32 {
 /// numbers, and to `sf_compose` for text, which the core reads.
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_compose_values(layout: i32, timestamp_ms: i64, count: usize) -> i32 {
-    let pairs = reply::read_numbers(|nums| placed(nums.chunks_exact(2).map(|p| (p[0], p[1])), count));
+    let pairs =
+        reply::read_numbers(|nums| Pairs::gather(count, |i| (nums[2 * i], nums[2 * i + 1])));
     compose_placed(layout, timestamp_ms, pairs)
 }
 
@@ -282,50 +299,59 @@ pub extern "C" fn sf_compose_values(layout: i32, timestamp_ms: i64, count: usize
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_compose_doubles(layout: i32, timestamp_ms: f64, count: usize) -> i32 {
     let pairs = reply::read_doubles(|doubles| {
-        placed(doubles.chunks_exact(2).map(|p| (p[0] as u64, p[1] as u64)), count)
+        Pairs::gather(count, |i| {
+            (doubles[2 * i] as u64, doubles[2 * i + 1] as u64)
+        })
     });
     compose_placed(layout, timestamp_ms as i64, pairs)
 }
 
-/// At most as many pairs as a layout can have fields.
-const MAX_FIELDS: usize = 63;
-
-/// The first `count` (place, value) pairs, or `None` for more than a layout
-/// can have.
-fn placed(
-    pairs: impl Iterator<Item = (u64, u64)>,
-    count: usize,
-) -> Option<([(u64, u64); MAX_FIELDS], usize)> {
-    if count > MAX_FIELDS {
-        return None;
-    }
-    let mut out = [(0, 0); MAX_FIELDS];
-    for (slot, pair) in out.iter_mut().zip(pairs).take(count) {
-        *slot = pair;
-    }
-    Some((out, count))
+/// The (place, value) pairs of one compose, copied out of the tables before
+/// the core runs (the answer goes back into them): a few, the usual case,
+/// on the stack.
+enum Pairs {
+    Few([(usize, u64); 8], usize),
+    Many(Vec<(usize, u64)>),
 }
 
-/// Composes with the fields given by place, in the order given, through the
-/// core's checked compose.
-fn compose_placed(
-    layout: i32,
-    timestamp_ms: i64,
-    pairs: Option<([(u64, u64); MAX_FIELDS], usize)>,
-) -> i32 {
-    with_layout(layout, |layout| {
-        let fields = layout.fields();
-        let Some((pairs, count)) = pairs else {
-            return reply::stale("field");
-        };
-        let mut named = [("", 0u64); MAX_FIELDS];
-        for (slot, &(place, value)) in named.iter_mut().zip(&pairs[..count]) {
-            let Some(field) = usize::try_from(place).ok().and_then(|i| fields.get(i)) else {
-                return reply::stale("field");
-            };
-            *slot = (field.name(), value);
+impl Pairs {
+    /// The first `count` pairs `pair` gives, or `None` for more than the
+    /// tables hold. A place past any layout's fields stays one, for the core
+    /// to refuse.
+    fn gather(count: usize, pair: impl Fn(usize) -> (u64, u64)) -> Option<Pairs> {
+        if count > reply::NUMS / 2 {
+            return None;
         }
-        match layout.compose(timestamp_ms, &named[..count]) {
+        let placed = |i| {
+            let (place, value) = pair(i);
+            (usize::try_from(place).unwrap_or(usize::MAX), value)
+        };
+        let mut few = [(0, 0); 8];
+        if count > few.len() {
+            return Some(Pairs::Many((0..count).map(placed).collect()));
+        }
+        for (i, slot) in few.iter_mut().enumerate().take(count) {
+            *slot = placed(i);
+        }
+        Some(Pairs::Few(few, count))
+    }
+
+    fn as_slice(&self) -> &[(usize, u64)] {
+        match self {
+            Pairs::Few(few, count) => &few[..*count],
+            Pairs::Many(many) => many,
+        }
+    }
+}
+
+/// Composes with the fields given by place, in the order given, through
+/// the core's checked compose by place.
+fn compose_placed(layout: i32, timestamp_ms: i64, pairs: Option<Pairs>) -> i32 {
+    let Some(pairs) = pairs else {
+        return reply::stale("field");
+    };
+    with_layout(layout, |layout| {
+        match layout.compose_placed(timestamp_ms, pairs.as_slice()) {
             Ok(id) => {
                 reply::numbers([id.get()]);
                 DONE
@@ -496,6 +522,19 @@ pub extern "C" fn sf_masker_new(layout: i32) -> i32 {
     })
 }
 
+/// Whether the layout can be masked at all (FF1 needs 20 bits), checked by
+/// the masking crate itself, so that a page can say so beside the layout
+/// while it says what is wrong with the key beside the key.
+#[unsafe(no_mangle)]
+pub extern "C" fn sf_masker_check(layout: i32) -> i32 {
+    with_layout(layout, |layout| {
+        match Masker::new(layout, &MaskKey::from_bytes([0; MaskKey::BYTES])) {
+            Ok(_) => DONE,
+            Err(err) => reply::mask_error(&err, "layout"),
+        }
+    })
+}
+
 /// Frees a masker, and with it the key's schedule, which the masking crate
 /// wipes.
 #[unsafe(no_mangle)]
@@ -637,9 +676,56 @@ mod tests {
         assert_eq!(sf_compose(twitter, 1288834975657), FAILED);
         let err: serde_json::Value = serde_json::from_str(&output()).unwrap();
         assert_eq!(err["field"], "machine");
-        assert_eq!(err["message"], "machine 32 is out of range: 0 to 31 (5 bits)");
+        assert_eq!(
+            err["message"],
+            "machine 32 is out of range: 0 to 31 (5 bits)"
+        );
         sf_layout_free(twitter);
         assert_eq!(sf_decode(twitter, 1), FAILED);
+    }
+
+    #[test]
+    fn compose_by_place_from_either_table_is_the_core_s_compose() {
+        write_input("discord");
+        let discord = sf_layout_new(0);
+        let want = 175928847299117063;
+        // worker (place 0) = 1, increment (place 2) = 7.
+        crate::reply::fill_numbers(&[0, 1, 2, 7]);
+        assert_eq!(
+            sf_compose_values(discord, 1462015105796, 2),
+            DONE,
+            "{}",
+            output()
+        );
+        assert_eq!(number(0), want);
+        crate::reply::fill_doubles(&[0.0, 1.0, 2.0, 7.0]);
+        assert_eq!(
+            sf_compose_doubles(discord, 1462015105796.0, 2),
+            DONE,
+            "{}",
+            output()
+        );
+        assert_eq!(number(0), want);
+        // Ten fields and more go through the heap: the same checks.
+        let many: Vec<u64> = (0..10).flat_map(|_| [0, 1]).collect();
+        crate::reply::fill_numbers(&many);
+        assert_eq!(sf_compose_values(discord, 1462015105796, 10), FAILED);
+        assert!(
+            output().contains("worker is given more than once"),
+            "{}",
+            output()
+        );
+        crate::reply::fill_numbers(&[0, 32]);
+        assert_eq!(sf_compose_values(discord, 1462015105796, 1), FAILED);
+        assert!(
+            output().contains("worker 32 is out of range"),
+            "{}",
+            output()
+        );
+        crate::reply::fill_numbers(&[3, 0]);
+        assert_eq!(sf_compose_values(discord, 1462015105796, 1), FAILED);
+        assert_eq!(sf_compose_values(discord, 1462015105796, 1000), FAILED);
+        sf_layout_free(discord);
     }
 
     #[test]

@@ -181,3 +181,13 @@ pub fn output_text() -> String {
 pub fn number(at: usize) -> u64 {
     NUMBERS.with(|nums| nums.borrow()[at])
 }
+
+#[cfg(test)]
+pub fn fill_numbers(values: &[u64]) {
+    NUMBERS.with(|nums| nums.borrow_mut()[..values.len()].copy_from_slice(values));
+}
+
+#[cfg(test)]
+pub fn fill_doubles(values: &[f64]) {
+    DOUBLES.with(|doubles| doubles.borrow_mut()[..values.len()].copy_from_slice(values));
+}
