@@ -474,9 +474,7 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
   // its object the same way: each is checked against the last call's before
   // it is looked up.
   const seen = l.seenNames;
-  const names = Object.keys(fields);
-  for (; count < names.length; count += 1) {
-    const name = names[count];
+  for (const name in fields) {
     const value = fields[name];
     let place;
     if (seen[count] === name) {
@@ -496,6 +494,7 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
     } else {
       numbers = false;
     }
+    count += 1;
   }
   if (whole && numbers) {
     check(wasm.sf_compose_doubles(l[HANDLE], time, count));
