@@ -28,37 +28,33 @@ function randomIds(layout, seed) {
   return Array.from({ length: RANDOM_IDS }, (_, i) => (i % 4 === 0 ? next() : next() & layout.maxId));
 }
 
+// A vector's layout for the package, and the same as the command's arguments.
+function layoutOf(c) {
+  const options = {};
+  const args = ['--layout', c.layout];
+  if (c.epoch_ms !== undefined) {
+    options.epoch = BigInt(c.epoch_ms);
+    args.push('--epoch', String(BigInt(c.epoch_ms)));
+  }
+  if (c.tick_ms !== undefined) {
+    options.tickMs = BigInt(c.tick_ms);
+    args.push('--tick-ms', String(BigInt(c.tick_ms)));
+  }
+  return { layout: sf.parseLayout(c.layout, options), args };
+}
+
 test('every shared vector decodes to the command\'s JSON, byte for byte', () => {
   for (const c of VECTORS.compose) {
-    const options = {};
-    const args = ['decode', '--layout', c.layout, '--json', c.id];
-    if (c.epoch_ms !== undefined) {
-      options.epoch = BigInt(c.epoch_ms);
-      args.push('--epoch', String(BigInt(c.epoch_ms)));
-    }
-    if (c.tick_ms !== undefined) {
-      options.tickMs = BigInt(c.tick_ms);
-      args.push('--tick-ms', String(BigInt(c.tick_ms)));
-    }
-    const layout = sf.parseLayout(c.layout, options);
-    assert.equal(JSON.stringify(sf.decode(c.id, layout)), run(args).trimEnd(), c.id);
+    const { layout, args } = layoutOf(c);
+    assert.equal(JSON.stringify(sf.decode(c.id, layout)), run(['decode', ...args, '--json', c.id]).trimEnd(), c.id);
   }
 });
 
 test('every shared vector composes to the ID the command composes, with the same breakdown', () => {
   for (const c of VECTORS.compose) {
-    const args = ['compose', '--json', '--layout', c.layout, '--timestamp', String(c.timestamp_ms)];
-    const options = {};
-    if (c.epoch_ms !== undefined) {
-      options.epoch = BigInt(c.epoch_ms);
-      args.push('--epoch', String(BigInt(c.epoch_ms)));
-    }
-    if (c.tick_ms !== undefined) {
-      options.tickMs = BigInt(c.tick_ms);
-      args.push('--tick-ms', String(BigInt(c.tick_ms)));
-    }
+    const { layout, args: layoutArgs } = layoutOf(c);
+    const args = ['compose', '--json', ...layoutArgs, '--timestamp', String(c.timestamp_ms)];
     for (const [name, value] of Object.entries(c.fields)) args.push('-f', `${name}=${value}`);
-    const layout = sf.parseLayout(c.layout, options);
     const composed = sf.compose({ timestamp: c.timestamp_ms, fields: c.fields }, layout);
     assert.equal(JSON.stringify(sf.decode(composed, layout)), run(args).trimEnd(), c.id);
   }
