@@ -58,9 +58,10 @@
 //!
 //! **The ID is the numeral string.** Its `n` binary digits, most significant
 //! first, are FF1's input X, so NUM₂(X) is the ID and any FF1 implementation
-//! with radix 2 gives the same answers: the page's JavaScript needs AES-CBC
-//! with a zero IV (WebCrypto has it) for FF1's PRF, one call of two blocks
-//! per round, and `BigInt` for the halves. `fpe` runs the rounds; this crate
+//! with radix 2 gives the same answers (a port needs AES-CBC with a zero IV
+//! for FF1's PRF, one call of two blocks per round, and big integers for the
+//! halves; the web page and the npm package need none, as they run this
+//! crate itself, compiled to WebAssembly). `fpe` runs the rounds; this crate
 //! gives it the ID through a numeral string of machine words (see `bits.rs`),
 //! checked against the published vectors and against `fpe`'s own big-integer
 //! string, because `fpe`'s radix-2 string takes whole bytes and its general

@@ -13,8 +13,7 @@ use crate::key::MaskKey;
 /// FF1's tweak, the same for every ID. The layout's width is already bound
 /// by FF1 itself (its length enters every round), and a key file serves
 /// this and nothing else, so there is nothing to separate; an empty tweak
-/// also keeps each round to one two-block CBC-MAC, which is what a page's
-/// WebCrypto does in one call.
+/// also keeps each round to one two-block CBC-MAC.
 const TWEAK: &[u8] = &[];
 
 /// A keyed permutation of one layout's IDs: every ID of the layout masks to

@@ -2,14 +2,13 @@
 // Decode panel names. Bad lines are marked in place; the table shows the
 // first rows, the CSV (copied or downloaded) has them all. The panel owns
 // the rows on screen.
-import { layoutName } from './engine.js';
 import { decodeMany } from './many.js';
 import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
 import { el, nodes } from './dom.js';
 import { ErrorBox } from './errors.js';
 
 // Each line's ID, in decimal.
-const ID_COLUMN = { name: 'id', head: 'result.id', text: (row) => row.decoded.id.toString() };
+const ID_COLUMN = { name: 'id', head: 'result.id', text: (row) => row.decoded.id };
 
 export class BulkPanel {
   /** `layout()` is the layout in use, or null; `format()` the form IDs are typed in. */
@@ -82,7 +81,7 @@ export class BulkPanel {
 
   download() {
     const url = URL.createObjectURL(new Blob([this.csv()], { type: 'text/csv;charset=utf-8' }));
-    const name = layoutName(this.decodedWith).replace(/[^a-z0-9]+/gi, '-');
+    const name = this.decodedWith.name.replace(/[^a-z0-9]+/gi, '-');
     const link = el('a', { href: url, download: `snowflake-${name}.csv`, className: 'offscreen' });
     document.body.append(link);
     link.click();

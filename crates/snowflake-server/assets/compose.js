@@ -2,11 +2,11 @@
 // panel owns its inputs, one per field of the layout in use (values of fields
 // with the same name carry over to the next layout), and what Undo puts back
 // after a decoded ID was loaded into them.
-import * as engine from './engine.js';
+import { compose, decode, formatTime, parseValue, timeUnits } from './snowflake.js';
 import { fieldLabel } from './strings.js';
 import { el, nodes } from './dom.js';
 import { parseTime, unixText } from './time.js';
-import { ErrorBox } from './errors.js';
+import { ErrorBox, PageError } from './errors.js';
 import { segmentKind } from './result.js';
 
 export class ComposePanel {
@@ -51,11 +51,11 @@ export class ComposePanel {
     let ts = timeText === '' ? BigInt(Date.now()) : parseTime(timeText, this.prefs.unit(), this.prefs.zone());
     let failed = false;
     if (ts === null) {
-      this.timestampError.show(new engine.EngineError('timestamp.notATime', 'timestamp', timeText));
+      this.timestampError.show(new PageError('timestamp.notATime', 'timestamp', timeText));
       failed = true;
     } else {
       try {
-        engine.timeUnits(layout, ts);
+        timeUnits(layout, ts);
       } catch (error) {
         this.timestampError.show(error);
         failed = true;
@@ -67,17 +67,16 @@ export class ComposePanel {
       const { input, error } = this.fields.get(f.name);
       const text = input.value.trim();
       try {
-        values[f.name] = text === '' ? 0n : engine.parseValue(layout, f.name, text);
+        values[f.name] = text === '' ? 0n : parseValue(layout, f.name, text);
       } catch (mistake) {
         error.show(mistake);
         failed = true;
       }
     }
     if (failed) return null;
+    const decoded = decode(compose({ timestamp: ts, fields: values }, layout), layout);
     // Floored to the tick, so that the share link reproduces the same ID.
-    ts = engine.timestampOf(layout, engine.timeUnits(layout, ts));
-    const id = engine.compose(layout, ts, values);
-    return { decoded: engine.decode(layout, id), composedFrom: { ts, values } };
+    return { decoded, composedFrom: { ts: BigInt(decoded.timestamp_ms), values } };
   }
 
   /**
@@ -137,7 +136,7 @@ export class ComposePanel {
     const { prefs, layout } = this;
     this.$.timestampLabel.textContent = prefs.t(`timestamp.label.${prefs.unit()}`);
     this.$.timestampHint.textContent = layout
-      ? prefs.t('timestamp.hint', { unit: prefs.unitWord(), from: engine.isoOf(layout.epochMs).slice(0, 10), to: engine.isoOf(layout.lastMs).slice(0, 10) })
+      ? prefs.t('timestamp.hint', { unit: prefs.unitWord(), from: formatTime(layout.epochMs).slice(0, 10), to: formatTime(layout.lastMs).slice(0, 10) })
       : '';
   }
 
@@ -171,8 +170,8 @@ export class ComposePanel {
   /** Loads a decoded ID's parts, keeping what was typed (and the layout's inputs) for Undo. */
   load(decoded, layoutInputs) {
     this.undoState = { layoutInputs, timestamp: this.$.timestamp.value, values: this.texts() };
-    this.$.timestamp.value = unixText(decoded.timestampMs, this.prefs.unit());
-    this.renderFields(Object.fromEntries(decoded.fields.map(([n, v]) => [n, v.toString()])));
+    this.$.timestamp.value = unixText(BigInt(decoded.timestamp_ms), this.prefs.unit());
+    this.renderFields(Object.fromEntries(Object.entries(decoded.fields).map(([n, v]) => [n, v.toString()])));
   }
 
   focus() {

@@ -1,14 +1,16 @@
 // Decode: an ID typed in one of its text forms, read under the layout in use.
 // The panel owns its input and its error; the format it names is also the
 // one bulk decode reads.
-import { decode } from './engine.js';
-import { parseId } from './idtext.js';
+import { decode, fromText } from './snowflake.js';
 import { nodes } from './dom.js';
+import { formOptions } from './forms.js';
 import { ErrorBox } from './errors.js';
 
 export class DecodePanel {
   constructor(prefs, { onDecode }) {
     this.$ = nodes({ form: 'decode-form', input: 'decode-input', format: 'decode-format', error: 'error-decode-input' });
+    this.prefs = prefs;
+    formOptions(prefs, this.$.format);
     this.error = new ErrorBox(prefs, this.$.error, this.$.input);
     this.$.input.addEventListener('input', () => {
       if (this.text() === '') this.error.clear();
@@ -27,7 +29,7 @@ export class DecodePanel {
     return this.$.input.value.trim();
   }
 
-  /** The form IDs are typed in: auto (decimal or 0x hex), base32, base62 or base58. */
+  /** The form IDs are typed in: auto (decimal or 0x hex) or one of the core's text forms. */
   format() {
     return this.$.format.value;
   }
@@ -48,8 +50,8 @@ export class DecodePanel {
     this.error.clear();
     let id = null;
     try {
-      id = parseId(this.text(), this.format());
-      return { id, decoded: decode(layout, id) };
+      id = fromText(this.text(), this.format());
+      return { id, decoded: decode(id, layout) };
     } catch (error) {
       this.error.show(error);
       return { id, decoded: null };
@@ -63,6 +65,7 @@ export class DecodePanel {
   }
 
   relabel() {
+    formOptions(this.prefs, this.$.format);
     this.error.relabel();
   }
 }

@@ -1,7 +1,26 @@
-// A message box beside an input. It shows an engine error, a message key or
-// a `{ message }` in the page's language, marks its input invalid for
-// assistive technology while it shows, and words the message again when the
-// language changes.
+// A message box beside an input. It shows an error of the core (a
+// SnowflakeError, in the core's words, as the command and the API say it), a
+// mistake the page finds itself (a PageError, in the page's language), a
+// message key or a `{ message }`; marks its input invalid for assistive
+// technology while it shows; and words the message again when the language
+// changes.
+
+/**
+ * A mistake the page finds before the core sees the input: a time it cannot
+ * read in the chosen zone and unit, too many lines. `code` says which
+ * (strings.js words it), `field` the input at fault, `value` the text at
+ * fault, `vars` whatever else the message needs.
+ */
+export class PageError extends Error {
+  constructor(code, field, value, vars = {}) {
+    super(`${code}: ${field} ${value}`);
+    this.name = 'PageError';
+    this.code = code;
+    this.field = field;
+    this.value = String(value);
+    this.vars = vars;
+  }
+}
 
 export class ErrorBox {
   /** `node` is the box (a hidden <p class="error">), `control` the input it belongs to. */

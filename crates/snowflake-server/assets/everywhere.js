@@ -1,14 +1,14 @@
 // One ID under every preset: a table with each reading's time and verdict
-// (possible, implausible or impossible), judged as the core judges it, by
-// the presets the core's table gives (Presets.decodeEverywhere).
-import { isoOf } from './engine.js';
+// (possible, implausible or impossible) and the core's reason for it, as
+// the core reads it (the API's ?layout=all).
+import { presets, readings } from './snowflake.js';
 import { platformLabel } from './strings.js';
 import { el, nodes } from './dom.js';
 
 export class EverywherePanel {
-  constructor(prefs, presets) {
+  constructor(prefs) {
     this.prefs = prefs;
-    this.presets = presets;
+    this.presets = new Map(presets().map((layout) => [layout.name, layout]));
     this.$ = nodes({ section: 'everywhere', rows: 'everywhere-rows' });
     this.id = null;
   }
@@ -26,17 +26,16 @@ export class EverywherePanel {
       return;
     }
     $.section.hidden = false;
-    const rows = this.presets.decodeEverywhere(this.id, BigInt(Date.now())).map((row) => {
-      const name = row.layout.name;
-      const platform = platformLabel(prefs.lang, row.layout);
-      const reason = row.reason === 'beforePlatform' ? prefs.t('reason.beforePlatform', { platform }) : row.reason ? prefs.t(`reason.${row.reason}`) : '';
+    const rows = readings(this.id).readings.map((row) => {
+      const name = row.layout;
+      const platform = platformLabel(prefs.lang, this.presets.get(name));
       return el('tr', { 'data-layout': name, 'data-verdict': row.verdict }, [
         el('th', { scope: 'row', text: name }),
         el('td', { text: platform }),
-        el('td', {}, [el('code', { text: row.decoded ? isoOf(row.decoded.timestampMs) : '—' })]),
+        el('td', {}, [el('code', { text: row.decoded ? row.decoded.time : '—' })]),
         el('td', {}, [
           el('span', { className: `verdict verdict-${row.verdict}`, text: prefs.t(`verdict.${row.verdict}`) }),
-          reason ? el('span', { className: 'verdict-reason', text: ` · ${reason}` }) : '',
+          row.reason ? el('span', { className: 'verdict-reason', text: ` · ${row.reason}` }) : '',
         ]),
       ]);
     });

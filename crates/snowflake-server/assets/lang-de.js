@@ -1,6 +1,7 @@
 // The page in German: every word of the interface (WORDS), and the
-// messages for the engine's errors (MESSAGES), each a function of the
-// error's values. strings.js picks between the languages.
+// messages for the mistakes the page finds itself (MESSAGES), each a
+// function of the mistake's values; the core's errors come in its own words.
+// strings.js picks between the languages.
 
 export const WORDS = {
   'doc.title': 'Snowflake-ID — zusammensetzen, zerlegen, erzeugen',
@@ -100,6 +101,11 @@ export const WORDS = {
   'decode.label': 'ID',
   'decode.format': 'Geschrieben als',
   'decode.auto': 'Dezimal oder 0x-hexadezimal',
+  'form.decimal': 'Dezimal',
+  'form.hex': 'Hexadezimal',
+  'form.base32': 'Crockford-Base32',
+  'form.base62': 'Base62',
+  'form.base58': 'Base58',
   'decode.hint': 'Gelesen mit dem oben gewählten Layout. Ihre Eingabe beim Zusammensetzen bleibt, wie sie ist.',
   'decode.submit': 'Zerlegen',
   'everywhere.heading': 'Diese ID in jedem Layout',
@@ -111,9 +117,6 @@ export const WORDS = {
   'verdict.possible': 'möglich',
   'verdict.implausible': 'unplausibel',
   'verdict.impossible': 'unmöglich',
-  'reason.future': 'eine Zeit in der Zukunft',
-  'reason.beforePlatform': 'bevor {platform} solche IDs vergab',
-  'reason.bits': 'nutzt ein Bit, das dieses Layout auf 0 hält',
   'platform.twitter': 'Twitter / X',
   'platform.discord': 'Discord',
   'platform.instagram': 'Instagram',
@@ -145,7 +148,6 @@ export const WORDS = {
   'bulk.empty': 'Fügen Sie mindestens eine ID ein.',
   'unmask.heading': 'IDs demaskieren',
   'unmask.intro': 'Maskierte IDs (snowflake mask) verbergen, wann und wo sie entstanden. Mit ihrem Schlüssel werden sie wieder zu den IDs, die sie verbergen, oder IDs werden ebenso maskiert, allein in diesem Browser: Der Schlüssel wird nie gesendet, gespeichert oder in einen Link gesetzt, und eine gespeicherte Kopie der Seite kann das ohne Netz.',
-  'unmask.insecure': 'Dafür braucht es WebCrypto, das der Browser nur Seiten über https://, von localhost oder aus einer gespeicherten Datei bietet. Öffnen Sie die Seite auf einem dieser Wege, oder speichern Sie sie mit snowflake page > snowflake.html.',
   'unmask.key': 'Schlüssel',
   'unmask.keyHint': '64 Hexadezimalzeichen, wie in der Schlüsseldatei, die snowflake mask-key new schreibt',
   'unmask.way': 'Richtung',
@@ -157,8 +159,6 @@ export const WORDS = {
   'unmask.hint': 'Gelesen mit dem oben gewählten Layout, {layout} ({bits}), in der hier gewählten Textform, in der auch die Antworten stehen.',
   'unmask.submit.unmask': 'Demaskieren',
   'unmask.submit.mask': 'Maskieren',
-  'unmask.working.unmask': 'Demaskiere …',
-  'unmask.working.mask': 'Maskiere …',
   'unmask.forget': 'Schlüssel vergessen',
   'unmask.forgotten': 'Schlüssel und Ergebnisse sind von der Seite entfernt.',
   'unmask.summary.unmask': '{ok} von {total} demaskiert; {bad} nicht lesbar.',
@@ -203,49 +203,15 @@ Maschine 1 und Sequenz 0 ist die ID (1000 &lt;&lt; 22) | (1 &lt;&lt; 17) | (1 &l
 <li>Ein Knoten erzeugt höchstens 4.096 IDs je Millisekunde, und 1.024 Knoten (32 Rechenzentren × 32 Maschinen) sind adressierbar.</li>
 <li>IDs sind nach Zeit geordnet. IDs verschiedener Knoten aber nur so genau, wie deren Uhren übereinstimmen: Halten Sie die Uhren synchron.</li>
 <li>In JSON sind IDs Zeichenketten: Eine JavaScript-Zahl ist ein Double und nur bis 2<sup>53</sup>
-(9.007.199.254.740.992) exakt, heutige IDs sind weit größer. Diese Seite rechnet mit BigInt, nie mit einem Double.
+(9.007.199.254.740.992) exakt, heutige IDs sind weit größer. Diese Seite reicht IDs als BigInt oder Text weiter, nie als Double.
 Das Layout <code>js53</code> hält seine IDs unter 2<sup>53</sup>.</li>
 </ul>
-<p>Alles auf dieser Seite rechnet Ihr Browser; nur „Erzeugen“ fragt den Server.</p>`,
+<p>Alles auf dieser Seite rechnet Ihr Browser, mit demselben Rust-Code wie die Kommandozeile und die API, nach WebAssembly übersetzt; nur „Erzeugen“ fragt den Server.</p>`,
   footer: 'Dasselbe als JSON unter <code>/api/v1</code> und auf der Kommandozeile als <code>snowflake</code>; <code>snowflake page</code> speichert diese Seite als eine Datei, die ohne Netz funktioniert.',
 };
 
 export const MESSAGES = {
-  'field.outOfRange': (v) => `${v.label} ${v.value} liegt außerhalb von 0 bis ${v.num(v.max)}`,
-  'field.notANumber': (v) => `${v.label} „${v.value}“ ist keine ganze Zahl: erlaubt sind 0 bis ${v.num(v.max)}`,
-  'field.unknown': (v) => `Das Layout hat kein Feld ${v.value}; seine Felder sind ${v.known.join(', ')}`,
-  'timestamp.beforeEpoch': (v) => `${v.label} ${v.value} liegt vor der Epoche des Layouts, ${v.epoch} (${v.iso(v.epoch)})`,
-  'timestamp.afterEnd': (v) => `${v.label} ${v.value} liegt nach der letzten Zeit, die das Layout fassen kann, ${v.last} (${v.iso(v.last)})`,
   'timestamp.notATime': (v) => `${v.label} „${v.value}“ ist keine Zeit: Geben Sie Unix-${v.unit} ein oder ein Datum wie 2024-01-31T12:00:00Z`,
-  'window.reversed': (v) => `Von ${v.value} liegt nach Bis ${v.to}: Tauschen Sie die beiden`,
-  'id.empty': () => 'Die ID ist leer: Geben Sie eine Dezimalzahl ein, oder 0x und hexadezimale Ziffern',
-  'id.notDecimal': (v) => `ID „${v.value}“ ist keine Dezimalzahl: erlaubt sind die Ziffern 0 bis 9, oder 0x für hexadezimal`,
-  'id.notHex': (v) => `ID „${v.value}“ ist keine Hexadezimalzahl: erlaubt sind 0 bis 9 und a bis f nach 0x`,
-  'id.negative': (v) => `ID ${v.value} ist negativ: IDs reichen von 0 bis ${v.num(v.u64)}`,
-  'id.tooBig': (v) => `ID ${v.value} passt nicht in 64 Bit: IDs reichen von 0 bis ${v.num(v.u64)}`,
-  'id.signBit': (v) => `ID ${v.value} hat das Vorzeichenbit gesetzt, doch das Layout ${v.layout} hält es auf 0: seine IDs reichen von 0 bis ${v.num(v.max)}`,
-  'id.tooWide': (v) => `ID ${v.value} passt nicht in das Layout ${v.layout}: seine IDs reichen von 0 bis ${v.num(v.max)}`,
-  'id.notBase32': (v) => `ID „${v.value}“ ist kein Crockford-Base32: erlaubt sind 0 bis 9 und A bis Z ohne U, höchstens 13 Zeichen`,
-  'id.notBase62': (v) => `ID „${v.value}“ ist kein Base62: erlaubt sind 0 bis 9, A bis Z und a bis z, höchstens 11 Zeichen`,
-  'id.notBase58': (v) => `ID „${v.value}“ ist kein Base58: erlaubt sind 1 bis 9 und die Buchstaben außer 0, O, I und l`,
-  'layout.unknown': (v) => `Layout „${v.value}“ ist unbekannt: Wählen Sie eine Voreinstellung, oder schreiben Sie die Felder vom höchstwertigen an, etwa time:41,machine:10,sequence:12`,
-  'layout.total': (v) => `Layout: Die Breiten ergeben ${v.value} Bit; eine ID hat 64`,
-  'layout.firstNotTime': (v) => `Layout: Das erste Feld muss time sein (das höchstwertige zuerst), nicht ${v.value}`,
-  'layout.notNameBits': (v) => `Layout: „${v.value}“ hat nicht die Form Name:Bits, wie machine:5`,
-  'layout.badWidth': (v) => `Layout: Die Breite von ${v.name}, „${v.value}“, ist keine Bitzahl von 1 bis 64`,
-  'layout.duplicate': (v) => `Layout: Das Feld ${v.value} kommt zweimal vor`,
-  'layout.badName': (v) => `Layout: Der Feldname „${v.value}“ muss aus 1 bis 32 Zeichen a-z, 0-9 und _ bestehen und mit einem Buchstaben beginnen`,
-  'layout.reserved': (v) => `Layout: Der Feldname ${v.value} ist reserviert; die Zeit steht vorn, und das Vorzeichenbit ergibt sich von selbst`,
-  'layout.timeTwice': () => 'Layout: time kommt zweimal vor',
-  'layout.timeBits': (v) => `Layout: Das Zeitfeld hat ${v.value} Bit; es braucht 1 bis 62`,
-  'tick.zero': (v) => `Takt ${v.value} ist nicht erlaubt: ein Takt ist mindestens 1 ms`,
-  'tick.notANumber': (v) => `Takt „${v.value}“ ist keine ganze Zahl von Millisekunden: Geben Sie 1 oder mehr ein`,
-  'tick.tooLong': (v) => `Takt ${v.value} ist zu lang: die letzte Zeit des Layouts passte nicht in 64-Bit-Millisekunden`,
-  'epoch.tooLate': (v) => `Epoche ${v.value} ist zu spät: die letzte Zeit des Layouts passte nicht in 64-Bit-Millisekunden`,
   'epoch.notATime': (v) => `Epoche „${v.value}“ ist keine Zeit: Geben Sie Unix-Millisekunden ein oder ein Datum wie 2024-01-01T00:00:00Z`,
   'bulk.tooMany': (v) => `Fügen Sie höchstens ${v.num(v.limit)} IDs ein; dies sind ${v.num(BigInt(v.value))}`,
-  'key.empty': (v) => `Der Schlüssel ist leer; ein Schlüssel besteht aus ${v.hexLen} Hexadezimalzeichen (${v.bits} Bit)`,
-  'key.length': (v) => `Der Schlüssel hat ${v.value} Zeichen; ein Schlüssel besteht aus ${v.hexLen} Hexadezimalzeichen (${v.bits} Bit)`,
-  'key.notHex': (v) => `Der Schlüssel hat an Stelle ${v.value} ein Zeichen, das nicht hexadezimal ist (0–9, a–f); ein Schlüssel besteht aus ${v.hexLen} Hexadezimalzeichen (${v.bits} Bit)`,
-  'mask.tooNarrow': (v) => `Layout ${v.value} ist ${v.bits} Bit breit; Maskieren braucht mindestens ${v.min} Bit, denn FF1 ist nur für Bereiche ab einer Million Werte zugelassen (NIST SP 800-38G Rev. 1)`,
 };

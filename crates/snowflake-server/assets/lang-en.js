@@ -1,6 +1,7 @@
 // The page in English: every word of the interface (WORDS), and the
-// messages for the engine's errors (MESSAGES), each a function of the
-// error's values. strings.js picks between the languages.
+// messages for the mistakes the page finds itself (MESSAGES), each a
+// function of the mistake's values; the core's errors come in its own words.
+// strings.js picks between the languages.
 
 export const WORDS = {
   'doc.title': 'Snowflake ID — compose, decode, generate',
@@ -93,6 +94,11 @@ export const WORDS = {
   'decode.label': 'ID',
   'decode.format': 'Written as',
   'decode.auto': 'Decimal or 0x hex',
+  'form.decimal': 'Decimal',
+  'form.hex': 'Hexadecimal',
+  'form.base32': 'Crockford base32',
+  'form.base62': 'Base62',
+  'form.base58': 'Base58',
   'decode.hint': 'Read with the layout chosen above. Your Compose input stays as it is.',
   'decode.submit': 'Decode',
   'everywhere.heading': 'This ID under every layout',
@@ -104,9 +110,6 @@ export const WORDS = {
   'verdict.possible': 'possible',
   'verdict.implausible': 'implausible',
   'verdict.impossible': 'impossible',
-  'reason.future': 'a time in the future',
-  'reason.beforePlatform': 'before {platform} issued such IDs',
-  'reason.bits': 'uses a bit this layout keeps 0',
   'platform.twitter': 'Twitter / X',
   'platform.discord': 'Discord',
   'platform.instagram': 'Instagram',
@@ -138,7 +141,6 @@ export const WORDS = {
   'bulk.empty': 'Paste at least one ID.',
   'unmask.heading': 'Unmask IDs',
   'unmask.intro': 'Masked IDs (snowflake mask) hide when and where they were made. With their key, this turns them back into the IDs they hide, or masks IDs the same way, in this browser alone: the key is never sent, stored or put in a link, and a saved copy of the page does this offline.',
-  'unmask.insecure': 'This needs WebCrypto, which the browser offers only to pages from https://, from localhost or from a saved file. Open the page one of those ways, or save it with snowflake page > snowflake.html.',
   'unmask.key': 'Key',
   'unmask.keyHint': '64 hexadecimal characters, as in the key file that snowflake mask-key new writes',
   'unmask.way': 'Direction',
@@ -150,8 +152,6 @@ export const WORDS = {
   'unmask.hint': 'Read with the layout chosen above, {layout} ({bits}), in the text form chosen here, which the answers are written in too.',
   'unmask.submit.unmask': 'Unmask',
   'unmask.submit.mask': 'Mask',
-  'unmask.working.unmask': 'Unmasking…',
-  'unmask.working.mask': 'Masking…',
   'unmask.forget': 'Forget the key',
   'unmask.forgotten': 'The key and its results are cleared from the page.',
   'unmask.summary.unmask': '{ok} of {total} unmasked; {bad} could not be read.',
@@ -196,49 +196,15 @@ machine 1 and sequence 0 the ID is (1000 &lt;&lt; 22) | (1 &lt;&lt; 17) | (1 &lt
 <li>One node makes at most 4,096 IDs a millisecond, and 1,024 nodes (32 datacenters × 32 machines) can be addressed.</li>
 <li>IDs sort by time. IDs from different nodes sort only as well as the nodes' clocks agree, so keep the clocks synchronised.</li>
 <li>In JSON, IDs are strings: a JavaScript number is a double, exact only up to 2<sup>53</sup>
-(9,007,199,254,740,992), and the IDs of today are far larger. This page computes with BigInt, never with a double.
+(9,007,199,254,740,992), and the IDs of today are far larger. This page hands IDs around as BigInt or text, never as a double.
 The <code>js53</code> layout keeps its IDs below 2<sup>53</sup>.</li>
 </ul>
-<p>Everything on this page is computed in your browser; only Generate asks the server.</p>`,
+<p>Everything on this page is computed in your browser, by the same Rust code as the command and the API, compiled to WebAssembly; only Generate asks the server.</p>`,
   footer: 'The same as JSON under <code>/api/v1</code> and on the command line as <code>snowflake</code>; <code>snowflake page</code> saves this page as one file that works offline.',
 };
 
 export const MESSAGES = {
-  'field.outOfRange': (v) => `${v.label} ${v.value} is out of range: 0 to ${v.num(v.max)}`,
-  'field.notANumber': (v) => `${v.label} "${v.value}" is not a whole number: enter 0 to ${v.num(v.max)}`,
-  'field.unknown': (v) => `The layout has no field ${v.value}; its fields are ${v.known.join(', ')}`,
-  'timestamp.beforeEpoch': (v) => `${v.label} ${v.value} is before the layout's epoch, ${v.epoch} (${v.iso(v.epoch)})`,
-  'timestamp.afterEnd': (v) => `${v.label} ${v.value} is after the last time the layout can hold, ${v.last} (${v.iso(v.last)})`,
   'timestamp.notATime': (v) => `${v.label} "${v.value}" is not a time: enter Unix ${v.unit} or a date such as 2024-01-31T12:00:00Z`,
-  'window.reversed': (v) => `From ${v.value} is after To ${v.to}: swap them`,
-  'id.empty': () => 'The ID is empty: enter a decimal number, or 0x and hexadecimal digits',
-  'id.notDecimal': (v) => `ID "${v.value}" is not a decimal number: use the digits 0 to 9, or 0x for hexadecimal`,
-  'id.notHex': (v) => `ID "${v.value}" is not a hexadecimal number: use 0 to 9 and a to f after 0x`,
-  'id.negative': (v) => `ID ${v.value} is negative: IDs are 0 to ${v.num(v.u64)}`,
-  'id.tooBig': (v) => `ID ${v.value} does not fit in 64 bits: IDs are 0 to ${v.num(v.u64)}`,
-  'id.signBit': (v) => `ID ${v.value} has the sign bit set, but the layout ${v.layout} keeps it 0: its IDs are 0 to ${v.num(v.max)}`,
-  'id.tooWide': (v) => `ID ${v.value} does not fit the layout ${v.layout}: its IDs are 0 to ${v.num(v.max)}`,
-  'id.notBase32': (v) => `ID "${v.value}" is not Crockford base32: use 0 to 9 and A to Z without U, at most 13 characters`,
-  'id.notBase62': (v) => `ID "${v.value}" is not base62: use 0 to 9, A to Z and a to z, at most 11 characters`,
-  'id.notBase58': (v) => `ID "${v.value}" is not base58: use 1 to 9 and the letters except 0, O, I and l`,
-  'layout.unknown': (v) => `Layout "${v.value}" is unknown: choose a preset, or write the fields most significant first, like time:41,machine:10,sequence:12`,
-  'layout.total': (v) => `Layout: the widths add up to ${v.value} bits; an ID has 64`,
-  'layout.firstNotTime': (v) => `Layout: the first field must be time (most significant first), not ${v.value}`,
-  'layout.notNameBits': (v) => `Layout: "${v.value}" is not name:bits, as in machine:5`,
-  'layout.badWidth': (v) => `Layout: the width of ${v.name}, "${v.value}", is not a number of bits from 1 to 64`,
-  'layout.duplicate': (v) => `Layout: the field ${v.value} appears twice`,
-  'layout.badName': (v) => `Layout: the field name "${v.value}" must be 1 to 32 characters of a-z, 0-9 and _, starting with a letter`,
-  'layout.reserved': (v) => `Layout: the field name ${v.value} is reserved; the time comes first and the sign bit is implied`,
-  'layout.timeTwice': () => 'Layout: time appears twice',
-  'layout.timeBits': (v) => `Layout: the time field has ${v.value} bits; it needs 1 to 62`,
-  'tick.zero': (v) => `Tick ${v.value} is not allowed: a tick is at least 1 ms`,
-  'tick.notANumber': (v) => `Tick "${v.value}" is not a whole number of milliseconds: enter 1 or more`,
-  'tick.tooLong': (v) => `Tick ${v.value} is too long: the layout's last time would not fit in 64-bit milliseconds`,
-  'epoch.tooLate': (v) => `Epoch ${v.value} is too late: the layout's last time would not fit in 64-bit milliseconds`,
   'epoch.notATime': (v) => `Epoch "${v.value}" is not a time: enter Unix milliseconds or a date such as 2024-01-01T00:00:00Z`,
   'bulk.tooMany': (v) => `Paste at most ${v.num(v.limit)} IDs; this has ${v.num(BigInt(v.value))}`,
-  'key.empty': (v) => `The key is empty; a key is ${v.hexLen} hexadecimal characters (${v.bits} bits)`,
-  'key.length': (v) => `The key holds ${v.value} characters; a key is ${v.hexLen} hexadecimal characters (${v.bits} bits)`,
-  'key.notHex': (v) => `The key holds a character that is not hexadecimal (0-9, a-f) at position ${v.value}; a key is ${v.hexLen} hexadecimal characters (${v.bits} bits)`,
-  'mask.tooNarrow': (v) => `Layout ${v.value} is ${v.bits} bits wide; masking needs at least ${v.min} bits, because FF1 is approved only for domains of a million values or more (NIST SP 800-38G Rev. 1)`,
 };

@@ -1,18 +1,20 @@
 // The layout in use: a preset from the core's table, or a custom one from a
-// spec, an epoch and a tick. This panel owns the choice and tells the page
-// when the layout changes; it is null while a custom spec does not parse.
-import { EngineError, isoOf, withEpoch, withTick } from './engine.js';
+// spec, an epoch and a tick, which the core reads as the command reads
+// --layout, --epoch and --tick-ms. This panel owns the choice and tells the
+// page when the layout changes; it is null while a custom spec does not parse.
+import { formatTime, parseLayout, presets } from './snowflake.js';
 import { platformLabel } from './strings.js';
 import { el, fill, nodes } from './dom.js';
 import { parseTime } from './time.js';
-import { ErrorBox } from './errors.js';
+import { ErrorBox, PageError } from './errors.js';
 
 const CUSTOM = 'custom';
 
 export class LayoutPanel {
-  constructor(prefs, presets, { onChange }) {
+  constructor(prefs, { onChange }) {
     this.prefs = prefs;
-    this.presets = presets;
+    this.presets = presets();
+    this.names = this.presets.map((layout) => layout.name);
     this.onChange = onChange;
     this.$ = nodes({
       select: 'layout',
@@ -56,55 +58,51 @@ export class LayoutPanel {
     const choice = this.$.select.value;
     this.$.customBox.hidden = choice !== CUSTOM;
     if (choice !== CUSTOM) for (const box of Object.values(this.errors)) box.clear();
-    this.layout = choice === CUSTOM ? this.custom() : this.presets.get(choice);
+    this.layout = choice === CUSTOM ? this.custom() : this.preset(choice);
     this.renderInfo();
     return this.layout;
   }
 
-  // The custom layout from its three inputs, or null with the errors marked.
+  /** A preset by name, or null. */
+  preset(name) {
+    return this.presets.find((layout) => layout.name === name) ?? null;
+  }
+
+  // The custom layout from its three inputs, or null with the error marked
+  // beside the input it blames. An empty epoch or tick keeps the spec's own.
   custom() {
     for (const box of Object.values(this.errors)) box.clear();
-    let layout;
-    try {
-      layout = this.presets.parseLayout(this.$.spec.value.trim());
-    } catch (error) {
-      this.errors.spec.show(error);
-      return null;
-    }
+    const options = {};
     const epochText = this.$.epoch.value.trim();
     if (epochText !== '') {
-      const epoch = parseTime(epochText, 'ms', this.prefs.zone());
-      if (epoch === null) {
-        this.errors.epoch.show(new EngineError('epoch.notATime', 'epoch', epochText));
-        return null;
-      }
-      try {
-        layout = withEpoch(layout, epoch);
-      } catch (error) {
-        this.errors.epoch.show(error);
+      // A date in the chosen zone is the page's to read; the core takes ms.
+      options.epoch = parseTime(epochText, 'ms', this.prefs.zone());
+      if (options.epoch === null) {
+        // The spec's own mistake comes first, as the core reads it first.
+        try {
+          parseLayout(this.$.spec.value.trim());
+          this.errors.epoch.show(new PageError('epoch.notATime', 'epoch', epochText));
+        } catch (error) {
+          this.errors.spec.show(error);
+        }
         return null;
       }
     }
     const tickText = this.$.tick.value.trim();
-    if (tickText !== '') {
-      if (!/^\d+$/.test(tickText)) {
-        this.errors.tick.show(new EngineError('tick.notANumber', 'tick_ms', tickText));
-        return null;
-      }
-      try {
-        layout = withTick(layout, BigInt(tickText));
-      } catch (error) {
-        this.errors.tick.show(error);
-        return null;
-      }
+    if (tickText !== '') options.tickMs = tickText;
+    try {
+      return parseLayout(this.$.spec.value.trim(), options);
+    } catch (error) {
+      const box = error.field === 'epoch' ? 'epoch' : error.field === 'tick_ms' ? 'tick' : 'spec';
+      this.errors[box].show(error);
+      return null;
     }
-    return layout;
   }
 
   renderOptions() {
     const chosen = this.$.select.value;
     this.$.select.replaceChildren(
-      ...this.presets.all().map((layout) => el('option', { value: layout.name, text: `${layout.name} · ${platformLabel(this.prefs.lang, layout)}` })),
+      ...this.presets.map((layout) => el('option', { value: layout.name, text: `${layout.name} · ${platformLabel(this.prefs.lang, layout)}` })),
       el('option', { value: CUSTOM, text: this.prefs.t('layout.custom') }),
     );
     if (chosen) this.$.select.value = chosen;
@@ -116,11 +114,11 @@ export class LayoutPanel {
       this.$.info.textContent = '';
       return;
     }
-    const ids = layout.idsPerTick === null ? '—' : prefs.num(Number(layout.idsPerTick) / Number(layout.tickMs), { maximumFractionDigits: 2 });
+    const ids = layout.idsPerMs === null ? '—' : prefs.num(layout.idsPerMs, { maximumFractionDigits: 2 });
     fill(this.$.info, prefs.template('layout.info'), {
-      epoch: isoOf(layout.epochMs),
+      epoch: formatTime(layout.epochMs),
       tick: prefs.num(layout.tickMs),
-      last: isoOf(layout.lastMs),
+      last: formatTime(layout.lastMs),
       ids,
       nodes: prefs.num(layout.nodes),
       bits: prefs.t(layout.jsSafe ? 'layout.jsSafe' : 'layout.notJsSafe'),
@@ -167,11 +165,11 @@ export class LayoutPanel {
   /** The layout a link names, or the first preset; read without telling the page. */
   restore(query) {
     this.renderOptions();
-    const wanted = (query.get('layout') || this.presets.names[0]).toLowerCase();
+    const wanted = (query.get('layout') || this.names[0]).toLowerCase();
     if (wanted === CUSTOM) {
       this.restoreSnapshot({ layout: CUSTOM, spec: query.get('spec') || '', epoch: query.get('epoch') || '', tick: query.get('tick') || '' });
     } else {
-      this.$.select.value = this.presets.names.includes(wanted) ? wanted : this.presets.names[0];
+      this.$.select.value = this.names.includes(wanted) ? wanted : this.names[0];
       this.resolve();
     }
     return this.layout;

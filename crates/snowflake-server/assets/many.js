@@ -1,7 +1,7 @@
 // Many IDs at once: reading a pasted list line by line, decoding it, and
 // rows as CSV for a spreadsheet.
-import { EngineError, decode } from './engine.js';
-import { parseId } from './idtext.js';
+import { SnowflakeError, decode, fromText } from './snowflake.js';
+import { PageError } from './errors.js';
 
 export const BULK_LIMIT = 10000;
 
@@ -17,14 +17,14 @@ export function readIds(text, format = 'auto') {
     if (trimmed === '') return;
     const row = { line: i + 1, input: trimmed, id: null, error: null };
     try {
-      row.id = parseId(trimmed, format);
+      row.id = fromText(trimmed, format);
     } catch (error) {
-      if (!(error instanceof EngineError)) throw error;
+      if (!(error instanceof SnowflakeError)) throw error;
       row.error = error;
     }
     rows.push(row);
   });
-  if (rows.length > BULK_LIMIT) throw new EngineError('bulk.tooMany', 'bulk', String(rows.length), { limit: BigInt(BULK_LIMIT) });
+  if (rows.length > BULK_LIMIT) throw new PageError('bulk.tooMany', 'bulk', String(rows.length), { limit: BigInt(BULK_LIMIT) });
   return rows;
 }
 
@@ -37,9 +37,9 @@ export function decodeMany(layout, text, format = 'auto') {
     const row = { line, input, decoded: null, error };
     if (error) return row;
     try {
-      row.decoded = decode(layout, id);
+      row.decoded = decode(id, layout);
     } catch (mistake) {
-      if (!(mistake instanceof EngineError)) throw mistake;
+      if (!(mistake instanceof SnowflakeError)) throw mistake;
       row.error = mistake;
     }
     return row;

@@ -2,12 +2,11 @@
 // and the unit of Unix times, each remembered (store.js). This module owns
 // them, words the page's fixed text, and tells the panels when one changes;
 // the panels ask it for words (t, num, message), the zone and the unit.
-import { EngineError, isoOf } from './engine.js';
 import { LANGS, STRINGS, translate, errorMessage } from './strings.js';
 import { el, nodes } from './dom.js';
 import { recall, remember } from './store.js';
 import { localZone, validZone } from './time.js';
-import { ErrorBox } from './errors.js';
+import { ErrorBox, PageError } from './errors.js';
 
 export class Preferences {
   constructor() {
@@ -73,10 +72,10 @@ export class Preferences {
     return n === 1 ? this.t('bits.one') : this.t('bits.many', { n });
   }
 
-  /** A message for an error box: an engine error, a message key, or anything with a message. */
+  /** A message for an error box: a message key, a page's mistake, or anything with a message (the core's errors). */
   message(error) {
     if (typeof error === 'string') return this.t(error);
-    if (error instanceof EngineError) return errorMessage(this.lang, error, { iso: isoOf, unit: this.unit() });
+    if (error instanceof PageError) return errorMessage(this.lang, error, { unit: this.unit() });
     return String(error.message || error);
   }
 

@@ -1,9 +1,9 @@
 // IDs of a time range: the first and last ID the layout can make between two
 // times, for WHERE id BETWEEN first AND last.
-import { EngineError, bounds } from './engine.js';
+import { bounds, timeUnits } from './snowflake.js';
 import { nodes } from './dom.js';
 import { parseTime } from './time.js';
-import { ErrorBox } from './errors.js';
+import { ErrorBox, PageError } from './errors.js';
 
 export class RangePanel {
   /** `layout()` is the layout in use, or null. */
@@ -42,18 +42,28 @@ export class RangePanel {
     for (const name of ['from', 'to']) {
       const text = this.$[name].value.trim();
       times[name] = parseTime(text, this.prefs.unit(), this.prefs.zone());
-      if (times[name] === null) this.errors[name].show(new EngineError('timestamp.notATime', name, text));
+      if (times[name] === null) this.errors[name].show(new PageError('timestamp.notATime', name, text));
     }
     if (times.from === null || times.to === null) return;
+    // Each end checked on its own first, so that a time the layout cannot
+    // hold is marked beside its own input; then the window as a whole.
+    for (const name of ['from', 'to']) {
+      try {
+        timeUnits(layout, times[name]);
+      } catch (error) {
+        this.errors[name].show(error);
+      }
+    }
+    if (this.errors.from.shown || this.errors.to.shown) return;
     let found;
     try {
-      found = bounds(layout, times.from, times.to);
+      found = bounds(times.from, times.to, layout);
     } catch (error) {
-      this.errors[error.field === 'to' ? 'to' : 'from'].show(error);
+      this.errors.from.show(error);
       return;
     }
-    this.$.first.textContent = found.first.toString();
-    this.$.last.textContent = found.last.toString();
+    this.$.first.textContent = found.first;
+    this.$.last.textContent = found.last;
     this.$.sql.textContent = `WHERE id BETWEEN ${found.first} AND ${found.last}`;
     this.$.result.hidden = false;
   }

@@ -2,21 +2,40 @@
 // time in UTC and the chosen zone, and its 64 bits as one strip of labelled
 // parts. The panel owns what is on screen: the last valid result, which form
 // made it, and whether the input that followed failed.
-import * as engine from './engine.js';
-import { textForms } from './idtext.js';
+import { limits } from './snowflake.js';
 import { STRINGS } from './strings.js';
 import { el, nodes } from './dom.js';
 import { floorSeconds, relative, unixText, zoned } from './time.js';
 
-const FORMS = ['hex', 'base32', 'base62', 'base58'];
+/**
+ * One row for each text form of the core's breakdown (its `text`), before
+ * the rows of times: drawn before the page's words and Copy buttons are
+ * collected, so that they are worded and wired like the rest.
+ */
+export function drawFormRows() {
+  const facts = document.getElementById('facts');
+  const rows = limits().breakdown_forms.map((form) => {
+    const key = `result.${form}`;
+    const known = key in STRINGS.en;
+    return el('div', {}, [
+      el('dt', { 'data-i18n': known ? key : null, text: known ? STRINGS.en[key] : form }),
+      el('dd', {}, [
+        el('code', { id: `result-${form}` }),
+        el('button', { type: 'button', className: 'copy-mini', 'data-copy': `result-${form}`, 'data-what': known ? key : null, text: 'Copy' }),
+      ]),
+    ]);
+  });
+  facts.prepend(...rows);
+}
 
 /**
  * The colour of a part: sign and time have their own, the sequence its own,
  * the node fields take the next of three in turn.
  */
 export function segmentKind(layout, name) {
-  if (name === engine.SIGN_FIELD || name === engine.UNUSED_FIELD) return 'seg-sign';
-  if (name === engine.TIME_FIELD) return 'seg-time';
+  const { segments } = limits();
+  if (name === segments.sign || name === segments.unused) return 'seg-sign';
+  if (name === segments.time) return 'seg-time';
   if (layout && name === layout.sequence) return 'seg-seq';
   const nodeFields = layout ? layout.fields.map((f) => f.name).filter((n) => n !== layout.sequence) : [];
   return `seg-f${(Math.max(0, nodeFields.indexOf(name)) % 3) + 1}`;
@@ -40,10 +59,6 @@ export class ResultPanel {
       stale: 'result-stale',
       body: 'result-body',
       id: 'result-id',
-      hex: 'result-hex',
-      base32: 'result-base32',
-      base62: 'result-base62',
-      base58: 'result-base58',
       time: 'result-time',
       timeLabel: 'result-time-label',
       zonedRow: 'zoned-row',
@@ -58,6 +73,7 @@ export class ResultPanel {
       undo: 'undo-compose',
       share: 'share-link',
     });
+    this.forms = limits().breakdown_forms.map((form) => [form, document.getElementById(`result-${form}`)]);
     this.result = null; // the last valid breakdown
     this.mode = 'compose'; // which form acted last: 'compose' or 'decode'
     this.composedFrom = null; // the resolved inputs of the last composed result, for the share link
@@ -92,23 +108,23 @@ export class ResultPanel {
       $.source.textContent = '';
       return;
     }
-    const { layout } = result;
-    $.source.textContent = prefs.t(this.mode === 'decode' ? 'result.decoded' : 'result.composed', { layout: engine.layoutName(layout) });
-    const forms = textForms(result.id);
-    $.id.textContent = result.id.toString();
-    for (const form of FORMS) $[form].textContent = forms[form];
-    $.time.textContent = engine.isoOf(result.timestampMs);
+    const layout = result.layoutUsed;
+    const ms = BigInt(result.timestamp_ms);
+    $.source.textContent = prefs.t(this.mode === 'decode' ? 'result.decoded' : 'result.composed', { layout: layout.name });
+    $.id.textContent = result.id;
+    for (const [form, node] of this.forms) node.textContent = result.text[form];
+    $.time.textContent = result.time;
     const tz = prefs.zone();
     $.zonedRow.hidden = tz === 'UTC';
     $.timeLabel.textContent = `${prefs.t('result.time')} (UTC)`;
     $.zonedLabel.textContent = `${prefs.t('result.time')} (${tz})`;
-    $.zoned.textContent = tz === 'UTC' ? '' : zoned(result.timestampMs, tz, prefs.lang);
-    $.relative.textContent = relative(result.timestampMs, BigInt(Date.now()), prefs.lang);
-    $.unix.textContent = `${unixText(result.timestampMs, prefs.unit())} ${prefs.unit()}`;
+    $.zoned.textContent = tz === 'UTC' ? '' : zoned(ms, tz, prefs.lang);
+    $.relative.textContent = relative(ms, BigInt(Date.now()), prefs.lang);
+    $.unix.textContent = `${unixText(ms, prefs.unit())} ${prefs.unit()}`;
     // Discord writes times in chat as <t:seconds:R>.
     const discord = layout.name === 'discord';
     $.discordRow.hidden = !discord;
-    $.discord.textContent = discord ? `<t:${floorSeconds(result.timestampMs)}:R>` : '';
+    $.discord.textContent = discord ? `<t:${floorSeconds(ms)}:R>` : '';
     $.toCompose.hidden = this.mode !== 'decode';
     $.undo.hidden = !this.canUndo();
     this.renderBits(result);
@@ -130,7 +146,7 @@ export class ResultPanel {
       const part = el(
         'div',
         {
-          className: `segment ${segmentKind(result.layout, segment.name)}`,
+          className: `segment ${segmentKind(result.layoutUsed, segment.name)}`,
           role: 'listitem',
           'data-name': segment.name,
           'data-bits': String(segment.bits),

@@ -3,7 +3,6 @@
 // plus whatever its `output` column reads: the line's number, what was
 // typed, what it became, then the time and fields of `decoded`, and the
 // problem of a bad line.
-import { isoOf } from './engine.js';
 import { csvText } from './many.js';
 import { fieldLabel } from './strings.js';
 import { el } from './dom.js';
@@ -14,11 +13,11 @@ export const TABLE_ROWS = 2000;
 /** The field columns: those of the layout the rows were decoded with. */
 function fieldNames(rows) {
   const first = rows.find((r) => r.decoded);
-  return first ? first.decoded.fields.map(([name]) => name) : [];
+  return first ? Object.keys(first.decoded.fields) : [];
 }
 
 function fieldValues(decoded) {
-  return decoded ? Object.fromEntries(decoded.fields.map(([n, v]) => [n, v.toString()])) : {};
+  return decoded ? Object.fromEntries(Object.entries(decoded.fields).map(([n, v]) => [n, v.toString()])) : {};
 }
 
 /** The summary above the rows: how many went through, and how many the table shows. */
@@ -59,7 +58,7 @@ export function rowsTable(prefs, rows, { caption, input, output, action = null }
         el('td', {}, [el('code', { text: row.input })]),
         el('td', {}, [el('code', { text: row.error ? '' : output.text(row) })]),
         ...(action ? [el('td', {}, row.error ? [] : [action.cell(row)])] : []),
-        el('td', {}, [el('code', { text: row.decoded ? isoOf(row.decoded.timestampMs) : '' })]),
+        el('td', {}, [el('code', { text: row.decoded ? row.decoded.time : '' })]),
         ...fields.map((name) => el('td', { text: values[name] ?? '' })),
         el('td', { className: row.error ? 'row-error' : null, text: row.error ? prefs.message(row.error) : '' }),
       ]),
@@ -79,7 +78,7 @@ export function rowsCsv(prefs, rows, output) {
   for (const row of rows) {
     const d = row.decoded;
     const values = fieldValues(d);
-    lines.push([row.line, row.input, row.error ? '' : output.text(row), d ? d.timestampMs : '', d ? isoOf(d.timestampMs) : '', ...fields.map((n) => values[n] ?? ''), row.error ? prefs.message(row.error) : '']);
+    lines.push([row.line, row.input, row.error ? '' : output.text(row), d ? d.timestamp_ms : '', d ? d.time : '', ...fields.map((n) => values[n] ?? ''), row.error ? prefs.message(row.error) : '']);
   }
   return csvText(lines);
 }

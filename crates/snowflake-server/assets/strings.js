@@ -1,8 +1,9 @@
 // Every word of the page, in English and German (lang-en.js, lang-de.js),
-// and the messages for the engine's errors. A message names the field as its
-// label does and states what is allowed in the page's language ("Machine ID
-// 32 is out of range: 0 to 31"), never in Rust's notation. Keys ending in
-// "body" or "footer" hold trusted markup and are set as HTML.
+// and the messages for the mistakes the page finds itself (a time it cannot
+// read, too many lines), which name the field as its label does. The core's
+// errors are shown in the core's words, as the command and the API say
+// them. Keys ending in "body" or "footer" hold trusted markup and are set as
+// HTML.
 import * as en from './lang-en.js';
 import * as de from './lang-de.js';
 
@@ -37,10 +38,10 @@ export function platformLabel(lang, layout) {
 }
 
 /**
- * An engine error in the page's language. `iso` turns a Unix-ms BigInt into
- * the date the message shows; `unit` is "milliseconds" or "seconds" in words.
+ * A mistake the page found (errors.js, PageError) in the page's language.
+ * `unit` is "milliseconds" or "seconds" in words.
  */
-export function errorMessage(lang, error, { iso, unit = 'ms' } = {}) {
+export function errorMessage(lang, error, { unit = 'ms' } = {}) {
   const words = MESSAGES[lang] || MESSAGES.en;
   const format = words[error.code] || MESSAGES.en[error.code];
   if (!format) return error.message;
@@ -50,8 +51,6 @@ export function errorMessage(lang, error, { iso, unit = 'ms' } = {}) {
     value: error.value,
     label: fieldLabel(lang, error.field),
     num: (n) => numberFormat.format(n),
-    iso: iso || ((n) => String(n)),
-    u64: (1n << 64n) - 1n,
     unit: translate(lang, unit === 's' ? 'unit.s' : 'unit.ms'),
   });
 }

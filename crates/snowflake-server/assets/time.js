@@ -1,7 +1,7 @@
 // Times as people type and read them: in a time zone, in Unix milliseconds
 // or seconds, relative to now. A JavaScript Date covers ±8.64e15 ms; beyond
-// it a time is shown as the engine's UTC text, which covers the whole i64.
-import { isoOf } from './engine.js';
+// it a time is shown as the core writes it in UTC, over the whole i64.
+import { formatTime } from './snowflake.js';
 
 const DATE_LIMIT = 8640000000000000n; // what a JavaScript Date can hold, in ms
 
@@ -44,7 +44,7 @@ function zoneOffset(ms, timeZone) {
 
 /** A time in a zone: "2024-01-31 13:00:00.000 GMT+1", the offset in `lang`'s words. */
 export function zoned(ms, timeZone, lang) {
-  if (ms > DATE_LIMIT || ms < -DATE_LIMIT) return isoOf(ms);
+  if (ms > DATE_LIMIT || ms < -DATE_LIMIT) return formatTime(ms);
   const n = Number(ms);
   const p = zoneParts(n, timeZone);
   const name = new Intl.DateTimeFormat(lang, { timeZone, timeZoneName: 'shortOffset' })

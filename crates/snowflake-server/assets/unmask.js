@@ -1,26 +1,30 @@
 // Unmask: a key pasted into the page turns masked IDs back into the IDs
 // they hide, or masks IDs, as `snowflake unmask` and `mask` do, under the
-// layout in use. It runs on WebCrypto in this browser, from a saved file
-// too. The panel owns the key's input and the rows on screen.
+// layout in use: the masking crate itself, compiled into the page's module,
+// in this browser, from a saved file too. The panel owns the key's input
+// and the rows on screen.
 //
-// The key goes nowhere but into WebCrypto: its input has no name (a form
-// would not send it) and no autocomplete, nothing here writes it to
-// storage, a link or a message, and Forget empties the input and the rows.
-import { layoutName } from './engine.js';
-import { ID_FORMATS, idInFormat } from './idtext.js';
-import { Masker, WAYS, checkWidth, parseKey, webCrypto } from './masking.js';
+// The key goes nowhere but into the module, which wipes its text as soon as
+// it holds the key and drops the key when the rows are done: its input has
+// no name (a form would not send it) and no autocomplete, nothing here
+// writes it to storage, a link or a message, and Forget empties the input
+// and the rows.
+import { Masker, SnowflakeError, checkMaskable, decode, toText } from './snowflake.js';
+import { readIds } from './many.js';
+import { formNames, formOptions, idInForm } from './forms.js';
 import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
 import { el, nodes } from './dom.js';
 import { ErrorBox } from './errors.js';
+
+/** The two ways an ID can go; `unmask` gives back what `mask` hid. */
+const WAYS = ['unmask', 'mask'];
 
 export class UnmaskPanel {
   /** `layout()` is the layout in use, or null; `onDecode(id, layoutName)` shows an ID's breakdown. */
   constructor(prefs, copier, { layout, onDecode }) {
     this.prefs = prefs;
     this.layout = layout;
-    this.subtle = webCrypto();
     this.$ = nodes({
-      insecure: 'unmask-insecure',
       form: 'unmask-form',
       key: 'unmask-key',
       keyError: 'error-unmask-key',
@@ -45,13 +49,7 @@ export class UnmaskPanel {
     };
     this.rows = null;
     this.shown = null; // { way, format, layout } of the rows on screen
-    this.run = 0; // the latest run; an older one that finishes later is dropped
-    if (!this.subtle) {
-      // No WebCrypto outside a secure context: say so rather than fail on use.
-      this.$.insecure.hidden = false;
-      this.$.form.hidden = true;
-      return;
-    }
+    formOptions(prefs, this.$.format);
     this.$.form.addEventListener('submit', (event) => {
       event.preventDefault();
       this.go();
@@ -76,45 +74,60 @@ export class UnmaskPanel {
   }
 
   /** Reads the key and the IDs, and masks or unmasks every line; each mistake is marked beside its input. */
-  async go() {
-    const run = ++this.run;
+  go() {
     for (const box of Object.values(this.errors)) box.clear();
     this.show(null);
     const layout = this.layout();
     if (!layout) return;
     const way = this.way();
-    const format = ID_FORMATS.includes(this.$.format.value) ? this.$.format.value : 'auto';
-    let keyBytes = null;
+    const format = formNames().includes(this.$.format.value) ? this.$.format.value : formNames()[0];
+    // Each mistake beside its own input: the layout too narrow for FF1,
+    // and the key's text.
+    let masker = null;
     try {
-      keyBytes = parseKey(this.$.key.value);
-    } catch (error) {
-      this.errors.key.show(error);
-    }
-    try {
-      checkWidth(layout);
+      checkMaskable(layout);
     } catch (error) {
       this.errors.layout.show(error);
     }
-    if (!keyBytes || this.errors.layout.shown) {
-      keyBytes?.fill(0);
-      return;
-    }
-    this.$.submit.disabled = true;
-    this.$.summary.textContent = this.prefs.t(`unmask.working.${way}`);
     try {
-      const masker = await Masker.create(this.subtle, layout, keyBytes);
-      const rows = await masker.many(way, this.$.input.value, format);
-      if (run !== this.run) return;
-      this.$.summary.textContent = '';
+      masker = new Masker(this.$.key.value, layout);
+    } catch (error) {
+      if (!(error instanceof SnowflakeError)) throw error;
+      if (error.field === 'key') this.errors.key.show(error);
+    }
+    if (!masker) return;
+    try {
+      const rows = this.many(masker, way, this.$.input.value, format);
       if (rows.length === 0) this.errors.input.show('bulk.empty');
       else this.show(rows, { way, format, layout });
     } catch (error) {
-      if (run !== this.run) return;
-      this.$.summary.textContent = '';
       this.errors.input.show(error);
     } finally {
-      if (run === this.run) this.$.submit.disabled = false;
+      masker.free();
     }
+  }
+
+  /**
+   * Pasted IDs, one a line, masked or unmasked (`way`): a row for each line
+   * that is not blank, `{ line, input, id, output, decoded, error }`, where
+   * `id` is the ID read from the line, `output` the ID it became and
+   * `decoded` the breakdown of the plain one of the two (the output when
+   * unmasking, the input when masking). A bad line gets its error and the
+   * rest go on.
+   */
+  many(masker, way, text, format) {
+    return readIds(text, format).map((row) => {
+      const done = { ...row, output: null, decoded: null };
+      if (row.error) return done;
+      try {
+        done.output = way === 'mask' ? masker.mask(row.id) : masker.unmask(row.id);
+        done.decoded = decode(way === 'mask' ? row.id : done.output, masker.layout);
+      } catch (error) {
+        if (!(error instanceof SnowflakeError)) throw error;
+        done.error = error;
+      }
+      return done;
+    });
   }
 
   show(rows, shown = null) {
@@ -123,13 +136,11 @@ export class UnmaskPanel {
     this.render();
   }
 
-  /** Empties the key's input and the rows it made, and drops a run under way. */
+  /** Empties the key's input and the rows it made. */
   forget() {
-    this.run += 1;
     this.$.key.value = '';
     this.errors.key.clear();
     this.show(null);
-    this.$.submit.disabled = false;
     this.$.summary.textContent = this.prefs.t('unmask.forgotten');
     this.$.key.focus();
   }
@@ -137,7 +148,7 @@ export class UnmaskPanel {
   // What each line became, written as the lines were (decimal for `auto`).
   output() {
     const { way, format } = this.shown;
-    return { name: way === 'mask' ? 'masked' : 'id', head: `unmask.output.${way}`, text: (row) => idInFormat(row.output, format) };
+    return { name: way === 'mask' ? 'masked' : 'id', head: `unmask.output.${way}`, text: (row) => idInForm(row.output, format, toText) };
   }
 
   render() {
@@ -154,7 +165,7 @@ export class UnmaskPanel {
     const action = {
       head: 'unmask.action',
       cell: (row) => {
-        const id = row.decoded.id.toString();
+        const id = row.decoded.id;
         return el('button', { type: 'button', className: 'link-button', 'data-id': id, 'aria-label': prefs.t('generate.decodeLabel', { id }), text: prefs.t('generate.decode') });
       },
     };
@@ -170,6 +181,7 @@ export class UnmaskPanel {
   relabel() {
     const { prefs, $ } = this;
     const way = this.way();
+    formOptions(prefs, $.format);
     $.inputLabel.textContent = prefs.t(`unmask.label.${way}`);
     $.submit.textContent = prefs.t(`unmask.submit.${way}`);
     this.relabelLayout();
@@ -180,6 +192,6 @@ export class UnmaskPanel {
   /** The hint names the layout the IDs are read with; the page calls this when it changes. */
   relabelLayout() {
     const layout = this.layout();
-    this.$.hint.textContent = layout ? this.prefs.t('unmask.hint', { layout: layoutName(layout), bits: this.prefs.bits(layout.totalBits) }) : '';
+    this.$.hint.textContent = layout ? this.prefs.t('unmask.hint', { layout: layout.name, bits: this.prefs.bits(layout.bits) }) : '';
   }
 }

@@ -17,12 +17,16 @@
 //! - the script is the page's ES modules (`assets/*.js`), readable on their
 //!   own and imported as they are by the Node tests, joined into one inline
 //!   module by `bundle` (hand-written; its module doc says why);
-//! - the core's presets travel as a JSON data block (see `presets`), so the
-//!   page judges IDs by the same table as the API.
+//! - the page's model is the core itself, compiled to WebAssembly
+//!   (`crates/snowflake-wasm`, committed as `bindings/npm/snowflake.wasm` by
+//!   `scripts/wasm`, with `bindings/npm/snowflake.js` calling it): its bytes
+//!   travel gzipped (`flate2`; the browser's `DecompressionStream` unpacks
+//!   them) as a base64 data block that the script instantiates, which the
+//!   policy allows with `'wasm-unsafe-eval'` (compiling WebAssembly, not
+//!   `eval` of text). The presets, text forms and every rule come from it.
 
 mod bundle;
 mod language;
-mod presets;
 
 use std::sync::{Arc, OnceLock};
 
@@ -41,12 +45,13 @@ const STYLE: &str = include_str!("../assets/style.css");
 /// The page's modules, in any order: the bundler orders them by their
 /// imports, and a test checks that every `.js` file in `assets/` is here.
 const MODULES: &[(&str, &str)] = &[
-    ("engine", include_str!("../assets/engine.js")),
-    ("idtext", include_str!("../assets/idtext.js")),
+    (
+        "snowflake",
+        include_str!("../../../bindings/npm/snowflake.js"),
+    ),
     ("many", include_str!("../assets/many.js")),
     ("rows", include_str!("../assets/rows.js")),
-    ("ff1", include_str!("../assets/ff1.js")),
-    ("masking", include_str!("../assets/masking.js")),
+    ("forms", include_str!("../assets/forms.js")),
     ("strings", include_str!("../assets/strings.js")),
     ("lang-en", include_str!("../assets/lang-en.js")),
     ("lang-de", include_str!("../assets/lang-de.js")),
@@ -69,13 +74,16 @@ const MODULES: &[(&str, &str)] = &[
     ("app", include_str!("../assets/app.js")),
 ];
 
+/// The module the page computes with: the core, compiled to WebAssembly.
+const WASM: &[u8] = include_bytes!("../../../bindings/npm/snowflake.wasm");
+
 /// Where the served page's script finds the API; the saved page has none and
 /// hides Generate.
 const API_BASE: &str = "/api/v1";
 
 /// The document. Values are HTML-escaped unless marked `safe`: only the
-/// page's own style, script, data block and policy are (a test checks that
-/// the policy holds nothing an attribute would need escaped).
+/// page's own style, script, module and policy are (a test checks that the
+/// policy holds nothing an attribute would need escaped).
 #[derive(Template)]
 #[template(path = "index.html")]
 struct Page<'a> {
@@ -85,7 +93,7 @@ struct Page<'a> {
     csp: &'a str,
     style: &'a str,
     script: &'a str,
-    presets: &'a str,
+    wasm: &'a str,
 }
 
 /// The headers of the page itself: its policy with `frame-ancestors
@@ -114,8 +122,22 @@ pub fn router() -> Router<Arc<AppState>> {
 /// The parts of the page that do not depend on the request, built once.
 struct Parts {
     script: String,
-    presets: String,
+    /// The module's bytes gzipped, in base64, which needs no escaping in HTML.
+    wasm: String,
     csp: String,
+}
+
+/// The module gzipped. A base64 text of the module itself compresses
+/// poorly on the wire (its six bits a character hide the repeats gzip
+/// finds), so the page carries the module already compressed.
+fn gzipped(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    match encoder.write_all(bytes).and_then(|()| encoder.finish()) {
+        Ok(packed) => packed,
+        // Writing into a Vec cannot fail.
+        Err(err) => unreachable!("the module does not gzip: {err}"),
+    }
 }
 
 /// A CSP hash source for an inline block: `'sha256-…'` over its exact text.
@@ -136,17 +158,19 @@ fn parts() -> &'static Parts {
             Err(err) => unreachable!("the page's modules do not bundle: {err}"),
         };
         // connect-src 'self' is for Generate on the served page; from a file
-        // it allows nothing, which is what the saved page needs. The presets
-        // block is data, never run, so script-src needs no hash for it.
+        // it allows nothing, which is what the saved page needs. The module's
+        // block is data, never run as a script, so script-src needs no hash
+        // for it; 'wasm-unsafe-eval' lets the script compile it, and allows
+        // no eval of JavaScript.
         let csp = format!(
-            "default-src 'none'; script-src {}; style-src {}; img-src data:; connect-src 'self'; \
-             base-uri 'none'; form-action 'none'",
+            "default-src 'none'; script-src {} 'wasm-unsafe-eval'; style-src {}; img-src data:; \
+             connect-src 'self'; base-uri 'none'; form-action 'none'",
             hash_source(&script),
             hash_source(STYLE)
         );
         Parts {
             script,
-            presets: presets::json(),
+            wasm: base64::engine::general_purpose::STANDARD.encode(gzipped(WASM)),
             csp,
         }
     })
@@ -160,7 +184,8 @@ fn parts() -> &'static Parts {
 /// ```
 /// let csp = snowflake_server::content_security_policy();
 /// assert!(csp.starts_with("default-src 'none'; script-src 'sha256-"));
-/// assert!(!csp.contains("unsafe"));
+/// assert!(csp.contains(" 'wasm-unsafe-eval';"));
+/// assert!(!csp.contains("'unsafe-eval'") && !csp.contains("'unsafe-inline'"));
 /// ```
 pub fn content_security_policy() -> &'static str {
     &parts().csp
@@ -174,7 +199,7 @@ fn render(lang: &str, api: Option<&str>) -> String {
         csp: &parts.csp,
         style: STYLE,
         script: &parts.script,
-        presets: &parts.presets,
+        wasm: &parts.wasm,
     };
     match page.render() {
         Ok(html) => html,
@@ -186,14 +211,14 @@ fn render(lang: &str, api: Option<&str>) -> String {
 /// The web page as one self-contained HTML document for saving to a file:
 /// compose, decode, bounds, bulk decode and unmasking work from `file://`
 /// with no network; Generate, which needs the service, is hidden. Its
-/// script, styles and presets are byte for byte those of the page the
+/// script, styles and module are byte for byte those of the page the
 /// service sends at `/`.
 ///
 /// ```
 /// let html = snowflake_server::standalone_page();
 /// assert!(html.starts_with("<!doctype html>"));
 /// assert!(html.contains("Content-Security-Policy"));
-/// assert!(html.contains(r#"<script type="application/json" id="presets">"#));
+/// assert!(html.contains(r#"<script type="application/gzip" id="snowflake-wasm">"#));
 /// assert!(!html.contains(" data-api=\""));
 /// ```
 pub fn standalone_page() -> String {
@@ -233,7 +258,21 @@ mod tests {
     }
 
     const MODULE_OPEN: &str = "<script type=\"module\">";
-    const PRESETS_OPEN: &str = "<script type=\"application/json\" id=\"presets\">";
+    /// The modules that are not the page's own files in `assets/`: the glue
+    /// of the WebAssembly module, shared with the npm package.
+    const SHARED_MODULES: &[&str] = &["snowflake"];
+
+    const WASM_OPEN: &str = "<script type=\"application/gzip\" id=\"snowflake-wasm\">";
+
+    /// The policy allows what the page needs and no more: its own script
+    /// and style by hash, WebAssembly compiled, never JavaScript from text.
+    fn assert_tight(csp: &str) {
+        assert!(!csp.contains("'unsafe-eval'"), "{csp}");
+        assert!(!csp.contains("'unsafe-inline'"), "{csp}");
+        assert!(!csp.contains("'unsafe-hashes'"), "{csp}");
+        assert_eq!(csp.matches("unsafe").count(), 1, "{csp}");
+        assert!(csp.contains(" 'wasm-unsafe-eval';"), "{csp}");
+    }
 
     #[test]
     fn served_and_saved_pages_share_their_code_hashes_and_presets() {
@@ -251,7 +290,7 @@ mod tests {
             assert_eq!(style, STYLE);
             assert!(csp.contains(&hash_source(script)));
             assert!(csp.contains(&hash_source(style)));
-            assert!(!csp.contains("unsafe"), "{csp}");
+            assert_tight(csp);
             // The meta tag states the same policy, as it is: nothing in it
             // could end the attribute or need escaping.
             let meta = between(
@@ -261,9 +300,17 @@ mod tests {
             );
             assert_eq!(meta, csp);
             assert!(!csp.contains(['"', '<', '>', '&']), "{csp}");
-            // One script to run, one data block, nothing fetched.
+            // One script to run, the module's block, nothing fetched.
             assert_eq!(html.matches("<script").count(), 2);
-            assert_eq!(between(html, PRESETS_OPEN, "</script>"), presets::json());
+            let wasm = between(html, WASM_OPEN, "</script>");
+            let packed = base64::engine::general_purpose::STANDARD
+                .decode(wasm)
+                .unwrap();
+            let mut bytes = Vec::new();
+            let mut unpacked = flate2::read::GzDecoder::new(&packed[..]);
+            std::io::Read::read_to_end(&mut unpacked, &mut bytes).unwrap();
+            assert_eq!(bytes, WASM);
+            assert!(bytes.starts_with(b"\0asm"));
             assert!(!html.contains(" src=") && !html.contains("<link rel=\"stylesheet\""));
         }
         assert!(served.contains("<html lang=\"de\" data-api=\"/api/v1\">"));
@@ -303,7 +350,11 @@ mod tests {
             .filter_map(|n| n.strip_suffix(".js").map(str::to_string))
             .collect();
         on_disk.sort();
-        let mut listed: Vec<String> = MODULES.iter().map(|(n, _)| n.to_string()).collect();
+        let mut listed: Vec<String> = MODULES
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| !SHARED_MODULES.contains(&n.as_str()))
+            .collect();
         listed.sort();
         assert_eq!(listed, on_disk);
     }

@@ -656,6 +656,43 @@ impl Layout {
         }
         Ok(Id::new(raw))
     }
+
+    /// [`compose`](Layout::compose) with each field given by its place in
+    /// [`fields`](Layout::fields) rather than by name: the same checks, in
+    /// the order given, and the same errors, for a caller that looked the
+    /// names up once (the WebAssembly module does, per layout, so that no
+    /// call compares names). A place past the last field is refused.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// let discord = Layout::discord();
+    /// let id = discord.compose_placed(1462015105796, &[(0, 1), (2, 7)])?;
+    /// assert_eq!(id, discord.compose(1462015105796, &[("worker", 1), ("increment", 7)])?);
+    /// let err = discord.compose_placed(1462015105796, &[(0, 32)]).unwrap_err();
+    /// assert_eq!(err.to_string(), "worker 32 is out of range: 0 to 31 (5 bits)");
+    /// assert!(discord.compose_placed(1462015105796, &[(3, 0)]).is_err());
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn compose_placed(&self, timestamp_ms: i64, values: &[(usize, u64)]) -> Result<Id, Error> {
+        let mut raw = self.time_units(timestamp_ms)? << self.time_shift;
+        for (i, &(place, value)) in values.iter().enumerate() {
+            let Some(field) = self.fields.get(place) else {
+                return Err(Error::new(Repr::InvalidSetting {
+                    field: "field",
+                    value: place.to_string(),
+                    allowed: "a field's place is below the layout's number of fields",
+                }));
+            };
+            if values[..i].iter().any(|&(other, _)| other == place) {
+                return Err(Error::new(Repr::DuplicateField {
+                    field: field.name.to_string(),
+                }));
+            }
+            raw |= field.check(value)? << field.shift;
+        }
+        Ok(Id::new(raw))
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -713,6 +750,40 @@ impl fmt::Display for Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn composing_by_place_is_composing_by_name() {
+        for layout in Layout::presets() {
+            let t = layout.epoch_ms() + 12_345;
+            let named: Vec<(&str, u64)> = layout
+                .fields()
+                .iter()
+                .map(|f| (f.name(), f.max()))
+                .collect();
+            let placed: Vec<(usize, u64)> = (0..named.len()).map(|i| (i, named[i].1)).collect();
+            assert_eq!(layout.compose_placed(t, &placed), layout.compose(t, &named));
+            // Out of range, duplicated, the time: the same error, in the same order.
+            let last = named.len() - 1;
+            let over = [(last, u64::MAX), (0, u64::MAX)];
+            let over_named = [(named[last].0, u64::MAX), (named[0].0, u64::MAX)];
+            assert_eq!(
+                layout.compose_placed(t, &over),
+                layout.compose(t, &over_named)
+            );
+            let twice = [(0, 0), (0, 0)];
+            let twice_named = [(named[0].0, 0), (named[0].0, 0)];
+            assert_eq!(
+                layout.compose_placed(t, &twice),
+                layout.compose(t, &twice_named)
+            );
+            assert_eq!(
+                layout.compose_placed(i64::MIN, &[]),
+                layout.compose(i64::MIN, &[])
+            );
+            let past = layout.compose_placed(t, &[(named.len(), 0)]).unwrap_err();
+            assert_eq!(past.field(), Some("field"));
+        }
+    }
 
     #[test]
     fn huge_epoch_is_rejected() {

@@ -1,14 +1,24 @@
-// What the tests read besides the page: the shared vectors, and the core's
-// table of presets as the saved page carries it (its JSON data block), which
-// the engine is built from here just as the page builds it.
+// What the tests read besides the page: the shared vectors, and the page's
+// own model, the core compiled to WebAssembly, through the npm package that
+// ships the same module and glue (bindings/npm): the presets, the text
+// forms and the words of each error, as the page gets them.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as snowflake from '../../../../../bindings/npm/index.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(HERE, '../../../../..');
 
 export const VECTORS = JSON.parse(await readFile(path.join(ROOT, 'testdata/vectors.json'), 'utf8'));
+
+export { snowflake };
+
+/** The core's presets, in its order, as the core describes them (with each platform). */
+export const PRESET_TABLE = {
+  future_slack_ms: snowflake.limits().future_slack_ms,
+  presets: snowflake.layouts.map((layout) => layout.json),
+};
 
 /** The saved page's path (`snowflake page > file`), which scripts/browser-test writes. */
 export function savedPagePath() {
@@ -17,17 +27,13 @@ export function savedPagePath() {
   return saved;
 }
 
-const OPEN = '<script type="application/json" id="presets">';
-
-/** The presets data block of a page's HTML, parsed. */
-export function presetTableOf(html) {
-  const start = html.indexOf(OPEN);
-  if (start < 0) throw new Error('the page has no presets data block');
-  const end = html.indexOf('</script>', start);
-  return JSON.parse(html.slice(start + OPEN.length, end));
-}
-
-/** The presets data block of the saved page. */
-export async function savedPresetTable() {
-  return presetTableOf(await readFile(savedPagePath(), 'utf8'));
+/** The words of the core's error that `fn` throws: what the page must show for the same input. */
+export function errorOf(fn) {
+  try {
+    fn();
+  } catch (error) {
+    if (!(error instanceof snowflake.SnowflakeError)) throw error;
+    return error;
+  }
+  throw new Error(`${fn} threw nothing`);
 }
