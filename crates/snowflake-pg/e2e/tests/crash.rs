@@ -1,0 +1,56 @@
+use std::time::Duration;
+
+use crate::support::{ITEMS, NODE, Server, assert_node, ids, inserts, selects};
+
+/// Clients insert (committing each row) and select IDs in transactions
+/// that never commit; the postmaster and its processes are killed with
+/// SIGKILL in the middle. After the restart every new ID is above every
+/// ID any client saw, committed or not.
+#[test]
+fn kill_9_mid_load_then_every_new_id_is_above_every_id_handed_out() {
+    let server = Server::new(&[NODE]);
+    server.sql(ITEMS);
+    let mut clients = Vec::new();
+    for c in 0..4 {
+        clients.push(server.client("postgres", inserts(c, 1_000_000)));
+        clients.push(server.client("postgres", selects(1_000_000, true)));
+    }
+    std::thread::sleep(Duration::from_millis(1_500));
+    server.kill9();
+    let mut seen = Vec::new();
+    for client in clients {
+        let done = client.finish();
+        assert!(!done.ok, "a client outlived the crash");
+        seen.extend(ids(&done.lines));
+    }
+    assert!(
+        seen.len() > 1_000,
+        "too few IDs before the crash: {}",
+        seen.len()
+    );
+    let highest = *seen.iter().max().unwrap();
+
+    server.start().expect("the server restarts after the crash");
+    let after: Vec<u64> = (0..20).map(|_| server.next_id()).collect();
+    for id in after {
+        assert_node(id);
+        assert!(
+            id > highest,
+            "{id} after a crash, at or below {highest} handed out before"
+        );
+    }
+    // The rows committed before the crash are all below too.
+    let committed: u64 = server.sql("SELECT max(id) FROM items").parse().unwrap();
+    assert!(committed <= highest);
+}
+
+/// The same after a clean stop and start: the first ID after the start is
+/// above the last before it.
+#[test]
+fn a_restart_continues_above() {
+    let server = Server::new(&[NODE]);
+    let before = server.next_id();
+    server.stop();
+    server.start().unwrap();
+    assert!(server.next_id() > before);
+}

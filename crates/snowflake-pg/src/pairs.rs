@@ -1,0 +1,20 @@
+//! `name=value,name=value`: node values as the CLI's `-f` takes them, in
+//! `snowflake.fields` and in `compose()`.
+
+use snowflake::{Error, Layout};
+
+/// The values of `text` by field name, each checked against `layout` by
+/// the same parser the CLI and the API use.
+pub(crate) fn parse<'a>(layout: &Layout, text: &'a str) -> Result<Vec<(&'a str, u64)>, Error> {
+    let pairs: Vec<(&str, &str)> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) => (name.trim(), value.trim()),
+            // Reported by the parser as a missing value for that name.
+            None => (pair, ""),
+        })
+        .collect();
+    snowflake_io::parse_fields(layout, &pairs)
+}
