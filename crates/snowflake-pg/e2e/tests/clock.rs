@@ -1,51 +1,28 @@
-use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::support::{NODE, Server, assert_node};
+use crate::support::{NODE, Server, SkewedClock, assert_node, ids, selects};
 
-const FAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
-
-/// A server whose clock is the machine's moved by the offset in a file
-/// (libfaketime, read at every clock reading), so that a test can set it
-/// back while the server runs: the extension reads the clock the core's
-/// way, through the C library, as a stepped system clock would be read.
+/// A server whose clock can be set back while it runs.
 struct Skewed {
     server: Server,
-    offset: PathBuf,
+    clock: SkewedClock,
 }
 
 impl Skewed {
     fn new() -> Skewed {
-        assert!(
-            std::path::Path::new(FAKETIME).exists(),
-            "{FAKETIME} is missing: scripts/pg-extension test installs libfaketime"
-        );
-        let offset = std::env::temp_dir().join(format!(
-            "snowflake-pg-clock-{}",
-            crate::support::free_port()
-        ));
-        std::fs::write(&offset, "+0\n").unwrap();
-        let file = offset.display().to_string();
-        let server = Server::with_env(
-            &[NODE],
-            &[
-                ("LD_PRELOAD", FAKETIME),
-                ("FAKETIME_TIMESTAMP_FILE", &file),
-                ("FAKETIME_NO_CACHE", "1"),
-            ],
-        );
-        Skewed { server, offset }
+        Skewed::with(&[NODE])
     }
 
-    /// Sets the server's clock `seconds` from the machine's.
+    fn with(conf: &[&str]) -> Skewed {
+        let clock = SkewedClock::new("+0");
+        let env = clock.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let server = Server::with_env(conf, &env);
+        Skewed { server, clock }
+    }
+
     fn set(&self, seconds: &str) {
-        std::fs::write(&self.offset, format!("{seconds}\n")).unwrap();
-    }
-}
-
-impl Drop for Skewed {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.offset);
+        self.clock.set(seconds);
     }
 }
 
@@ -90,14 +67,24 @@ fn a_clock_set_back_is_waited_out_or_refused_with_its_size() {
 /// The clock set back three seconds across a crash, further than the
 /// mark's window: the restarted server refuses to issue, naming how far
 /// behind its mark the clock is, rather than issue below what it handed
-/// out; once the clock is back, it issues above. Without the mark in WAL
-/// it would have issued at once, three seconds in the past.
+/// out; once the clock is back, it issues above. The IDs come from a
+/// transaction that never commits, on a server whose WAL writer sleeps
+/// and that runs no autovacuum, so that only next_id()'s own flush makes
+/// the mark durable. Without the mark in WAL, or without its flush, the
+/// server would issue at once, three seconds in the past.
 #[test]
 fn a_clock_set_back_across_a_crash_is_refused_until_it_passes_the_mark() {
-    let skewed = Skewed::new();
+    let skewed = Skewed::with(&[NODE, "wal_writer_delay = '10s'", "autovacuum = off"]);
     let server = &skewed.server;
-    let highest = (0..100).map(|_| server.next_id()).max().unwrap();
+    let mut script = selects(100, false);
+    script = script.replace("ROLLBACK;", "SELECT pg_sleep(60);");
+    let client = server.client("postgres", script);
+    // The first ID waits out the reserve window after the start.
+    std::thread::sleep(Duration::from_millis(2_500));
     server.kill9();
+    let seen = ids(&client.finish().lines);
+    assert_eq!(seen.len(), 100, "the IDs before the crash");
+    let highest = *seen.iter().max().unwrap();
     skewed.set("-3");
     server.start().unwrap();
     let err = server.sql_err("SELECT snowflake.next_id()");

@@ -171,6 +171,16 @@ impl Server {
         }
     }
 
+    /// Appends a line to postgresql.auto.conf, which pg_basebackup -R
+    /// writes primary_conninfo to and which wins over postgresql.conf.
+    pub fn configure_auto(&self, line: &str) {
+        let mut conf = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.data.join("postgresql.auto.conf"))
+            .expect("postgresql.auto.conf");
+        writeln!(conf, "{line}").expect("postgresql.auto.conf written");
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.root.join("log")).unwrap_or_default()
     }
@@ -278,8 +288,8 @@ impl Server {
 
     /// A standby of `primary`, from `pg_basebackup` with its
     /// `primary_conninfo` written (`-R`), on a port of its own, started.
-    pub fn standby_of(primary: &Server) -> Server {
-        let standby = Server::empty(&[]);
+    pub fn standby_of(primary: &Server, env: &[(&str, &str)]) -> Server {
+        let standby = Server::empty(env);
         let mut backup = as_postgres("pg_basebackup");
         backup
             .args([
@@ -297,6 +307,13 @@ impl Server {
         standby.configure(&[]);
         standby.start().expect("the standby starts");
         standby
+    }
+
+    /// Makes the server read its configuration again (SIGHUP).
+    pub fn reload(&self) {
+        let mut pg_ctl = as_postgres("pg_ctl");
+        pg_ctl.arg("-D").arg(&self.data).arg("reload");
+        run(pg_ctl, "pg_ctl reload");
     }
 
     pub fn promote(&self) {
@@ -525,4 +542,47 @@ pub fn repo_file(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../..")
         .join(path)
+}
+
+const FAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+/// A clock for a server: the machine's, moved by the offset in a file
+/// that libfaketime reads at every clock reading, so that a test can set
+/// it back while the server runs. The extension reads the clock the
+/// core's way, through the C library, as a stepped system clock would be.
+pub struct SkewedClock {
+    offset: PathBuf,
+}
+
+impl SkewedClock {
+    pub fn new(seconds: &str) -> SkewedClock {
+        assert!(
+            Path::new(FAKETIME).exists(),
+            "{FAKETIME} is missing: scripts/pg-extension test installs libfaketime"
+        );
+        let offset = std::env::temp_dir().join(format!("snowflake-pg-clock-{}", free_port()));
+        let clock = SkewedClock { offset };
+        clock.set(seconds);
+        clock
+    }
+
+    /// What the server's processes need in their environment.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("LD_PRELOAD", FAKETIME.to_owned()),
+            ("FAKETIME_TIMESTAMP_FILE", self.offset.display().to_string()),
+            ("FAKETIME_NO_CACHE", "1".to_owned()),
+        ]
+    }
+
+    /// Sets the clock `seconds` from the machine's (`-2`, `+0`, `-0.003`).
+    pub fn set(&self, seconds: &str) {
+        std::fs::write(&self.offset, format!("{seconds}\n")).expect("the clock's offset file");
+    }
+}
+
+impl Drop for SkewedClock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.offset);
+    }
 }
