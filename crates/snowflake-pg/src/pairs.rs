@@ -4,10 +4,9 @@
 use snowflake::{Error, Layout};
 
 /// The values of `text` by field name, each checked against `layout` by
-/// the same parser the CLI and the API use.
+/// the core's parser of a field's value, as the CLI and the API check them.
 pub(crate) fn parse<'a>(layout: &Layout, text: &'a str) -> Result<Vec<(&'a str, u64)>, Error> {
-    let pairs: Vec<(&str, &str)> = text
-        .split(',')
+    text.split(',')
         .map(str::trim)
         .filter(|pair| !pair.is_empty())
         .map(|pair| match pair.split_once('=') {
@@ -15,6 +14,6 @@ pub(crate) fn parse<'a>(layout: &Layout, text: &'a str) -> Result<Vec<(&'a str, 
             // Reported by the parser as a missing value for that name.
             None => (pair, ""),
         })
-        .collect();
-    snowflake_io::parse_fields(layout, &pairs)
+        .map(|(name, value)| Ok((name, layout.parse_value(name, value)?)))
+        .collect()
 }

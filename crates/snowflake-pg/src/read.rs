@@ -102,10 +102,7 @@ fn with_layout<R>(text: &str, f: impl FnOnce(&Layout) -> Result<R, Error>) -> Re
     LAST.with(|last| {
         let mut last = last.borrow_mut();
         if last.as_ref().is_none_or(|(seen, _)| seen != text) {
-            *last = Some((
-                text.to_owned(),
-                snowflake_io::resolve_layout(text, None, None)?,
-            ));
+            *last = Some((text.to_owned(), Layout::parse(text)?));
         }
         let (_, layout) = last.as_ref().expect("set above");
         f(layout)

@@ -74,7 +74,7 @@ pub(crate) fn builder<'a>(
 /// used.
 pub(crate) fn read() -> Result<(Layout, Vec<(String, u64)>), String> {
     let layout_text = text(&LAYOUT).unwrap_or_default();
-    let layout = snowflake_io::resolve_layout(&layout_text, None, None)
+    let layout = Layout::parse(&layout_text)
         .map_err(|err| format!("snowflake.layout = '{layout_text}' is not a layout: {err}"))?;
     if layout.bits() == 64 {
         // The time field is the top one: IDs reach 2^63 when its top bit

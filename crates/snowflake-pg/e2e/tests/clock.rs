@@ -79,8 +79,10 @@ fn a_clock_set_back_across_a_crash_is_refused_until_it_passes_the_mark() {
     let mut script = selects(100, false);
     script = script.replace("ROLLBACK;", "SELECT pg_sleep(60);");
     let client = server.client("postgres", script);
-    // The first ID waits out the reserve window after the start.
-    std::thread::sleep(Duration::from_millis(2_500));
+    // The IDs are out once the client sleeps, in its transaction.
+    server.wait_for(
+        "EXISTS (SELECT FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60);' AND state = 'active')",
+    );
     server.kill9();
     let seen = ids(&client.finish().lines);
     assert_eq!(seen.len(), 100, "the IDs before the crash");

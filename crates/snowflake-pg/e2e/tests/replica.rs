@@ -19,7 +19,7 @@ fn a_promoted_standby_issues_above_everything_the_primary_handed_out() {
         clients.push(primary.client("postgres", inserts(c, 1_000_000)));
         clients.push(primary.client("postgres", selects(1_000_000, false)));
     }
-    std::thread::sleep(Duration::from_millis(1_500));
+    primary.wait_for("(SELECT count(*) FROM items) >= 5000");
     primary.kill9();
     let mut seen = Vec::new();
     for client in clients {
@@ -74,7 +74,9 @@ fn a_standby_that_missed_the_last_marks_with_a_clock_behind_still_issues_above()
     let clients: Vec<_> = (0..4)
         .map(|c| primary.client("postgres", inserts(c, 1_000_000)))
         .collect();
+    // Past the standby's last mark: more than a reserve window of IDs.
     std::thread::sleep(Duration::from_millis(2_500));
+    primary.wait_for("(SELECT count(*) FROM items) >= 5000");
     primary.kill9();
     let mut seen = Vec::new();
     for client in clients {

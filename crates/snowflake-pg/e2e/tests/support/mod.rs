@@ -363,6 +363,20 @@ impl Server {
         }
     }
 
+    /// Polls `condition` (an SQL boolean) until it holds; fails the test
+    /// after a minute.
+    pub fn wait_for(&self, condition: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self
+            .psql("postgres", "postgres", &format!("SELECT {condition}"))
+            .as_deref()
+            != Ok("t")
+        {
+            assert!(Instant::now() < deadline, "never true: {condition}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// One ID from `next_id()`.
     pub fn next_id(&self) -> u64 {
         self.sql("SELECT snowflake.next_id()")
