@@ -8,7 +8,7 @@
 # samples of the machine, read for those two programs). Run through scripts/pg-extension, which installs the extension
 # first:
 #
-#   ./scripts/pg-extension bench [ROUNDS]      (SECS=5 by default)
+#   ./scripts/pg-extension bench [ROUNDS]      (5 rounds, SECS=4 by default)
 #
 # The server is set up as scripts/sql-test's (fsync=off), as in section 11
 # of BENCHMARKS.md; pgbench runs on the same machine, one ID a transaction
@@ -17,7 +17,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rounds=${1:-${ROUNDS:-5}}
-secs=${SECS:-5}
+secs=${SECS:-4}
 bin=${SNOWFLAKE_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
 
 cargo build -q -p snowflake-cli --manifest-path "$root/Cargo.toml"
@@ -54,13 +54,23 @@ psql_() { psql "$db" -X -q -v ON_ERROR_STOP=1 "$@"; }
 psql_ -c 'CREATE EXTENSION snowflake' -c 'CREATE SEQUENCE bench_plain'
 "$snowflake" sql --dialect postgres --prefix bench --generator -f datacenter=1 -f machine=2 | psql_
 psql_ -c 'SELECT snowflake.next_id()' >/dev/null # resumes the state: waits out the reserve window once
-echo "SELECT nextval('bench_plain');" >"$work/nextval.sql"
-echo "SELECT snowflake.next_id();" >"$work/next_id.sql"
-echo "SELECT bench_next_id();" >"$work/sql_generator.sql"
+# Three ways to ask, each subject divided by nextval() asked the same way:
+#   NAME         one ID a transaction, simple protocol (as section 11)
+#   NAME/prep    one ID a transaction, prepared: no parsing or planning
+#   NAME/x1000   1,000 IDs a statement, prepared: mostly the function itself
+for mode in "" /prep /x1000; do
+  rows=""
+  [ "$mode" = /x1000 ] && rows=" FROM generate_series(1, 1000)"
+  echo "SELECT nextval('bench_plain')$rows;" >"$work/nextval${mode/\//-}.sql"
+  echo "SELECT snowflake.next_id()$rows;" >"$work/next_id${mode/\//-}.sql"
+  echo "SELECT bench_next_id()$rows;" >"$work/sql_generator${mode/\//-}.sql"
+done
 
 run() { # subject connections -> IDs/s
-  "$bin/pgbench" -n -c "$2" -j 2 -T "$secs" -f "$work/$1.sql" "$db" 2>/dev/null |
-    awk '/^tps/ { printf "%.0f", $3 }'
+  local protocol=simple ids=1
+  case $1 in */prep) protocol=prepared ;; */x1000) protocol=prepared ids=1000 ;; esac
+  "$bin/pgbench" -n -M "$protocol" -c "$2" -j 2 -T "$secs" -f "$work/${1/\//-}.sql" "$db" 2>/dev/null |
+    awk -v ids="$ids" '/^tps/ { printf "%.0f", $3 * ids }'
 }
 
 echo "started $(date -u +%FT%TZ) at $(git -C "$root" rev-parse --short HEAD); $(uptime)"
@@ -69,15 +79,17 @@ echo "subject connections round IDs/s"
 results=$work/results
 for round in $(seq "$rounds"); do
   for c in 1 16; do
-    for s in nextval next_id sql_generator; do
-      echo "$s $c $round $(run "$s" "$c")" | tee -a "$results"
+    for mode in "" /prep /x1000; do
+      for s in nextval next_id sql_generator; do
+        echo "$s$mode $c $round $(run "$s$mode" "$c")" | tee -a "$results"
+      done
     done
   done
 done
 echo "ended $(date -u +%FT%TZ); $(uptime)"
 
 echo
-echo "| connections | subject | IDs/s, median of $rounds | of nextval() in the same round: median (lowest-highest) |"
+echo "| connections | subject | IDs/s, median of $rounds | of nextval() asked the same way in the same round: median (lowest-highest) |"
 echo "| ---: | --- | ---: | ---: |"
 awk '
   { rate[$2, $1, $3] = $4; subjects[$2 " " $1] = 1; if ($3 > rounds) rounds = $3 }
@@ -90,13 +102,14 @@ awk '
       split(k, p, " ")
       for (r = 1; r <= rounds; r++) {
         v[r] = rate[p[1], p[2], r]
-        q[r] = v[r] / rate[p[1], "nextval", r]
+        base = p[2]; sub(/^[a-z_]*/, "nextval", base)
+        q[r] = v[r] / rate[p[1], base, r]
       }
       m = median(v, rounds)
       qm = median(q, rounds)
       printf "| %s | %s | %.0f | %.2f (%.2f-%.2f) |\n", p[1], p[2], m, qm, q[1], q[rounds]
     }
-  }' "$results" | sort -t'|' -k2,2n -k5,5r
+  }' "$results" | sort -t'|' -k2,2n -k3,3
 
 echo
 echo "what next_id() waits on at 16 connections: pg_stat_activity sampled every 50 ms"

@@ -60,9 +60,9 @@ fn text(setting: &GucSetting<Option<CString>>) -> Option<String> {
         .map(|value| value.to_string_lossy().into_owned())
 }
 
-/// A builder of this server's generator, checked: the layout parses, fits
-/// `bigint`, and the node is set. The message of a refusal names the
-/// settings.
+/// A builder of this server's generator, from what [`read`] returned: the
+/// core's defaults for the tolerance (5 ms) and the reserve window (1 s),
+/// no lead, so that no ID runs ahead of the clock (the crate's Design, 3).
 pub(crate) fn builder<'a>(
     layout: &Layout,
     node: &'a [(&'a str, u64)],

@@ -54,3 +54,38 @@ fn a_restart_continues_above() {
     server.start().unwrap();
     assert!(server.next_id() > before);
 }
+
+/// A logical restore: `pg_dump` keeps the mark (an extension configuration
+/// sequence), so a server restored from the dump, even one whose clock is
+/// behind, resumes above what the dumped server handed out.
+#[test]
+fn pg_dump_keeps_the_mark() {
+    let source = Server::new(&[NODE]);
+    let highest = (0..10).map(|_| source.next_id()).max().unwrap();
+    let mark = source.sql("SELECT last_value FROM snowflake.mark");
+    let dump = std::process::Command::new("pg_dump")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &source.port.to_string(),
+            "-U",
+            "postgres",
+        ])
+        .args(["--no-owner", "postgres"])
+        .output()
+        .expect("pg_dump runs");
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let dump = String::from_utf8(dump.stdout).unwrap();
+
+    let target = Server::init(&[NODE], &[]);
+    target.start().unwrap();
+    let restored = target.client("postgres", dump).finish();
+    assert!(restored.ok, "{}", restored.stderr);
+    assert_eq!(target.sql("SELECT last_value FROM snowflake.mark"), mark);
+    assert!(target.next_id() > highest);
+}
