@@ -156,7 +156,7 @@ fn loom_clock_going_back_gives_errors_never_duplicates() {
 /// the ID was returned.
 #[test]
 fn loom_two_generators_over_one_shared_state() {
-    use crate::Error;
+    use crate::error::Error;
     use crate::generator::SharedState;
     use crate::store::SharedMark;
     use loom::sync::atomic::{AtomicI64, Ordering};
