@@ -325,20 +325,21 @@ impl Server {
         run(pg_ctl, "pg_ctl promote");
     }
 
+    /// `psql` to a database as a user: output unaligned, without headers or
+    /// command tags, stopping at the first error.
+    fn psql_command(&self, user: &str, db: &str) -> Command {
+        let mut command = Command::new("psql");
+        command
+            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(["-U", user, "-d", db]);
+        command
+    }
+
     /// `psql` to a database as a user, output unaligned without headers.
     pub fn psql(&self, user: &str, db: &str, sql: &str) -> Result<String, String> {
-        let out = Command::new("psql")
-            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                user,
-                "-d",
-                db,
-            ])
+        let out = self
+            .psql_command(user, db)
             .args(["-c", sql])
             .output()
             .expect("psql runs");
@@ -387,18 +388,8 @@ impl Server {
     /// A `psql` running `script` (fed on its stdin), its output read as it
     /// comes by a thread of its own.
     pub fn client(&self, user: &str, script: String) -> Client {
-        let mut child = Command::new("psql")
-            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                user,
-                "-d",
-                "postgres",
-            ])
+        let mut child = self
+            .psql_command(user, "postgres")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
