@@ -6,10 +6,11 @@ use alloc::string::ToString;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Repr};
-use crate::generator::{Derived, Generator};
+use crate::generator::{Derived, Generator, SharedState};
 use crate::layout::Layout;
 use crate::reserve::{Reserve, stored_unit};
 use crate::store::MarkStore;
+use crate::sync::Ordering;
 
 /// Configures a [`Generator`]; see [`Generator::builder`].
 pub struct GeneratorBuilder<'a, C: Clock = SystemClock> {
@@ -129,6 +130,60 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
     /// (the mark is written that far ahead of use); otherwise it fails and
     /// says by how much the clock is behind.
     pub fn build(self) -> Result<Generator<C>, Error> {
+        self.build_from(|_, _, _, _| Ok(0))
+    }
+
+    /// Builds a generator that issues from `shared` (see
+    /// [`Generator::next_id_on`]) and sets `shared` to resume above `mark_ms`,
+    /// the highest time its mark covered before a restart (`None`: nothing
+    /// was issued): as [`build`](GeneratorBuilder::build) does with a
+    /// store, it waits until the clock is past the mark if that is at most
+    /// the tolerance plus the reserve window away, and fails otherwise; then
+    /// the next ID from `shared` lies above every ID of the mark's time.
+    /// Call it once, before any generator issues from `shared`; the
+    /// generators of the other processes are built with `build`. A store
+    /// given to the builder is not used.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use snowflake::{Generator, Layout, ManualClock, SharedState};
+    ///
+    /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    /// let shared = SharedState::new();
+    /// let generator = Generator::builder(Layout::twitter())
+    ///     .clock(clock.clone())
+    ///     .resume(&shared, Some(1_700_000_000_000))?;
+    /// let id = generator.next_id_on(&shared, &())?;
+    /// assert!(Layout::twitter().decode(id)?.timestamp_ms() > 1_700_000_000_000);
+    ///
+    /// // A mark further ahead than the tolerance and the window is refused.
+    /// let err = Generator::builder(Layout::twitter())
+    ///     .clock(clock)
+    ///     .resume(&SharedState::new(), Some(1_700_000_060_000))
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("59999 ms behind"), "{err}");
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn resume(
+        mut self,
+        shared: &SharedState,
+        mark_ms: Option<i64>,
+    ) -> Result<Generator<C>, Error> {
+        self.store = None;
+        let generator = self.build_from(|layout, clock, derived, window_units| {
+            let mark_unit = resume_unit(&Given(mark_ms), layout, clock, derived, window_units)?;
+            Ok(derived.state(mark_unit, derived.seq_max))
+        })?;
+        shared.0.store(generator.initial_state(), Ordering::Release);
+        Ok(generator)
+    }
+
+    /// Checks the settings and builds the generator; `resumed` gives the
+    /// state of a generator without a store of its own.
+    fn build_from(
+        self,
+        resumed: impl FnOnce(&Layout, &C, &Derived, u64) -> Result<u64, Error>,
+    ) -> Result<Generator<C>, Error> {
         let layout = self.layout;
         let Some(seq) = layout.sequence() else {
             return Err(Error::new(Repr::NoSequence {
@@ -155,48 +210,75 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
         )?;
         check_setting("max_lead_ms", self.lead_ms, Generator::MAX_LEAD_MS)?;
         check_setting("reserve_ms", self.reserve_ms, Generator::MAX_RESERVE_MS)?;
-        let tick = layout.tick_ms();
         let derived = Derived::new(&layout, seq, node_bits, self.tolerance_ms, self.lead_ms);
-        let mut initial = 0;
-        let reserve = match self.store {
-            None => None,
+        let window_units = (self.reserve_ms / layout.tick_ms()).max(1);
+        let (initial, reserve) = match self.store {
+            None => (resumed(&layout, &self.clock, &derived, window_units)?, None),
             Some(store) => {
-                store.open(&layout)?;
-                let mark_unit = stored_unit(&*store, &layout)?;
-                // The mark runs up to a window ahead of the last ID issued
-                // (less after a clean `close`), so a quick restart finds it
-                // ahead of the clock: wait that out, but no more.
-                let window_units = (self.reserve_ms / tick).max(1);
-                let allowance_ms = derived.tolerance_ms + window_units * tick;
-                // The IDs of the mark's unit carry its start time.
-                let mark_ms = layout.timestamp_ms(mark_unit);
-                loop {
-                    let now_ms = self.clock.now_ms();
-                    let now = layout.time_units(now_ms)?;
-                    if now > mark_unit {
-                        break;
-                    }
-                    if mark_ms.saturating_sub(now_ms).max(0) as u64 > allowance_ms {
-                        return Err(Error::new(Repr::MarkAhead {
-                            mark_ms,
-                            now_ms,
-                            tolerance_ms: allowance_ms,
-                        }));
-                    }
-                    self.clock.wait_toward(layout.timestamp_ms(mark_unit + 1));
-                }
-                // Nobody else may have moved the mark while it was waited
-                // out: then another process is issuing from the same store.
-                store.confirm()?;
+                let mark_unit = resume_unit(&*store, &layout, &self.clock, &derived, window_units)?;
                 // Everything up to and including the mark's unit may have been
                 // issued before the restart: start as if it was all used.
-                initial = derived.state(mark_unit, derived.seq_max);
-                Some(Reserve::new(store, &layout, mark_unit, window_units))
+                let initial = derived.state(mark_unit, derived.seq_max);
+                let reserve = Reserve::new(store, &layout, mark_unit, window_units);
+                (initial, Some(reserve))
             }
         };
         Ok(Generator::from_parts(
             layout, self.clock, derived, reserve, initial,
         ))
+    }
+}
+
+/// Reads the mark in `store` and waits until the clock is past it, if that
+/// is at most the tolerance plus the reserve window away; returns the
+/// mark's time unit.
+fn resume_unit<C: Clock>(
+    store: &dyn MarkStore,
+    layout: &Layout,
+    clock: &C,
+    derived: &Derived,
+    window_units: u64,
+) -> Result<u64, Error> {
+    store.open(layout)?;
+    let mark_unit = stored_unit(store, layout)?;
+    // The mark runs up to a window ahead of the last ID issued
+    // (less after a clean `close`), so a quick restart finds it
+    // ahead of the clock: wait that out, but no more.
+    let tick = layout.tick_ms();
+    let allowance_ms = derived.tolerance_ms + window_units * tick;
+    // The IDs of the mark's unit carry its start time.
+    let mark_ms = layout.timestamp_ms(mark_unit);
+    loop {
+        let now_ms = clock.now_ms();
+        let now = layout.time_units(now_ms)?;
+        if now > mark_unit {
+            break;
+        }
+        if mark_ms.saturating_sub(now_ms).max(0) as u64 > allowance_ms {
+            return Err(Error::new(Repr::MarkAhead {
+                mark_ms,
+                now_ms,
+                tolerance_ms: allowance_ms,
+            }));
+        }
+        clock.wait_toward(layout.timestamp_ms(mark_unit + 1));
+    }
+    // Nobody else may have moved the mark while it was waited
+    // out: then another process is issuing from the same store.
+    store.confirm()?;
+    Ok(mark_unit)
+}
+
+/// A mark read elsewhere, handed to [`resume_unit`] as a store.
+struct Given(Option<i64>);
+
+impl MarkStore for Given {
+    fn load(&self) -> Result<Option<i64>, Error> {
+        Ok(self.0)
+    }
+
+    fn save(&self, _mark_ms: i64) -> Result<(), Error> {
+        Ok(())
     }
 }
 

@@ -18,7 +18,8 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Repr};
 use crate::id::Id;
 use crate::layout::{Field, Layout};
-use crate::reserve::Reserve;
+use crate::reserve::{Reserve, unit_end_ms};
+use crate::store::SharedMark;
 use crate::sync::{AtomicU64, Ordering};
 
 /// Hands out unique, strictly increasing IDs for one node.
@@ -184,6 +185,80 @@ pub struct GeneratorStats {
 /// ```
 pub type SharedGenerator = Generator<Arc<dyn Clock>>;
 
+/// A generator's state kept apart from any generator: the one word that
+/// decides which ID comes next, for generators that issue through
+/// [`Generator::next_id_on`]. It holds no pointer and needs no drop, so it
+/// can live in memory that several processes map, each with a generator
+/// of its own over it.
+///
+/// ```
+/// use snowflake::{Generator, Layout, SharedState};
+///
+/// static SHARED: SharedState = SharedState::new();
+/// let generator = Generator::new(Layout::twitter(), &[("machine", 1)])?;
+/// // `()`: no mark, so nothing that survives a restart.
+/// let a = generator.next_id_on(&SHARED, &())?;
+/// assert!(generator.next_id_on(&SHARED, &())? > a);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+#[repr(transparent)]
+pub struct SharedState(pub(crate) AtomicU64);
+
+impl SharedState {
+    /// A state from which nothing was issued.
+    #[cfg(not(loom))]
+    pub const fn new() -> Self {
+        SharedState(AtomicU64::new(0))
+    }
+
+    /// A state from which nothing was issued.
+    #[cfg(loom)]
+    pub fn new() -> Self {
+        SharedState(AtomicU64::new(0))
+    }
+}
+
+impl Default for SharedState {
+    fn default() -> Self {
+        SharedState::new()
+    }
+}
+
+impl core::fmt::Debug for SharedState {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("SharedState")
+            .field(&self.0.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+/// What the issuing step calls before it publishes the first ID of a time
+/// unit: the generator's own reserve, or a mark shared with other
+/// generators. One step serves both, so neither can drift from the other.
+trait Cover {
+    fn cover(&self, layout: &Layout, unit: u64) -> Result<(), Error>;
+}
+
+impl Cover for Option<Reserve> {
+    #[inline]
+    fn cover(&self, _layout: &Layout, unit: u64) -> Result<(), Error> {
+        match self {
+            Some(reserve) => reserve.ensure(unit),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A [`SharedMark`] seen by the step, which speaks in time units.
+struct Shared<'a, M: ?Sized>(&'a M);
+
+impl<M: SharedMark + ?Sized> Cover for Shared<'_, M> {
+    #[inline]
+    fn cover(&self, layout: &Layout, unit: u64) -> Result<(), Error> {
+        self.0.cover(unit_end_ms(layout, unit))
+    }
+}
+
 impl Generator {
     /// The largest clock step back a generator may be told to wait out, in milliseconds.
     ///
@@ -258,6 +333,16 @@ impl<C: Clock> Generator<C> {
 }
 
 impl<C: Clock> Generator<C> {
+    /// The state it started from: what [`GeneratorBuilder::resume`] hands
+    /// to a shared state.
+    ///
+    /// [`GeneratorBuilder::resume`]: crate::GeneratorBuilder::resume
+    pub(crate) fn initial_state(&self) -> u64 {
+        self.state.load(Ordering::Acquire)
+    }
+}
+
+impl<C: Clock> Generator<C> {
     /// The next ID: strictly greater than every ID this generator returned
     /// before, from any thread.
     ///
@@ -273,14 +358,74 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, Error> {
+        self.issue_one(&self.state, &self.reserve)
+    }
+
+    /// The next ID from `shared`, a state this generator does not own, whose
+    /// high-water mark is `mark`: strictly greater than every ID issued from
+    /// `shared` before, by any generator of the same layout, in any thread
+    /// or process that maps it. The generator's own state and store are not
+    /// used; its settings (layout, node, clock, tolerance, lead) are.
+    ///
+    /// This is [`Generator::next_id`]'s own step, the same compare-and-swap
+    /// on the same packed word, for a state that must live where no
+    /// generator can: in memory that several processes share, as a database
+    /// server's backends do. Every generator issuing from one `shared` must
+    /// be built with the same layout and node; `shared` starts as a
+    /// generator without a store does, or above a stored mark with
+    /// [`GeneratorBuilder::resume`](crate::GeneratorBuilder::resume).
+    ///
+    /// Before the first ID of a time unit is published, `mark` is asked to
+    /// [`cover`](SharedMark::cover) the unit's last millisecond; an error
+    /// there is returned and nothing is issued.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicI64, Ordering};
+    /// use snowflake::{Error, Generator, Layout, SharedMark, SharedState};
+    ///
+    /// /// The mark of a test: kept in memory, it survives nothing.
+    /// #[derive(Default)]
+    /// struct Covered(AtomicI64);
+    /// impl SharedMark for Covered {
+    ///     fn cover(&self, mark_ms: i64) -> Result<(), Error> {
+    ///         self.0.fetch_max(mark_ms, Ordering::SeqCst);
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let shared = SharedState::new();
+    /// let mark = Covered::default();
+    /// // Two generators, as two processes would each build their own.
+    /// let a = Generator::new(Layout::twitter(), &[("machine", 7)])?;
+    /// let b = Generator::new(Layout::twitter(), &[("machine", 7)])?;
+    /// let first = a.next_id_on(&shared, &mark)?;
+    /// let second = b.next_id_on(&shared, &mark)?;
+    /// assert!(second > first);
+    /// assert!(mark.0.load(Ordering::SeqCst) >= Layout::twitter().decode(second)?.timestamp_ms());
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    #[inline]
+    pub fn next_id_on<M: SharedMark + ?Sized>(
+        &self,
+        shared: &SharedState,
+        mark: &M,
+    ) -> Result<Id, Error> {
+        self.issue_one(&shared.0, &Shared(mark))
+    }
+
+    /// One ID from `state`, `cover`ing a new time unit before its first ID
+    /// is published: [`Generator::next_id`] over the generator's own state
+    /// and reserve, or [`Generator::next_id_on`] over a shared state and mark.
+    #[inline(always)]
+    fn issue_one(&self, state: &AtomicU64, cover: &impl Cover) -> Result<Id, Error> {
         let d = &self.derived;
         // The common case, decided in a few instructions: the clock is
         // still in the time unit of the last ID and that unit has a sequence
         // number left. The unit was checked against the epoch, the end of
         // the time field and the mark when its first ID was issued, so
         // nothing more needs checking. Anything else, or a lost race, takes
-        // `advance`. As there, the state is read before the clock.
-        let current = self.state.load(Ordering::Acquire);
+        // `advance_on`. As there, the state is read before the clock.
+        let current = state.load(Ordering::Acquire);
         let now_ms = self.clock.now_ms();
         let unit_start_ms = (self.start_ms(d.unit_of(current)) as i64).wrapping_add(d.epoch_ms);
         let in_unit = now_ms
@@ -292,14 +437,13 @@ impl<C: Clock> Generator<C> {
         let next = current.wrapping_add(d.seq_one);
         if in_unit
             && next & d.seq_mask != 0
-            && self
-                .state
+            && state
                 .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
         {
             return Ok(Id::new(next | d.node_bits));
         }
-        let (first, _) = self.advance(1)?;
+        let (first, _) = self.advance_on(state, 1, cover)?;
         Ok(Id::new(first | d.node_bits))
     }
 
@@ -324,7 +468,7 @@ impl<C: Clock> Generator<C> {
         if n == 0 {
             return Ok(IdBatch::new(0, 0, 0));
         }
-        let (first, count) = self.advance(n)?;
+        let (first, count) = self.advance_on(&self.state, n, &self.reserve)?;
         Ok(IdBatch::new(
             first | self.derived.node_bits,
             count,
@@ -488,11 +632,16 @@ impl<C: Clock> Generator<C> {
         err.map_or(Ok(()), Err)
     }
 
-    /// Claims up to `want` sequence numbers; returns the first one's state
-    /// (an ID without its node bits) and how many were claimed. All waiting
-    /// happens outside the CAS.
+    /// Claims up to `want` sequence numbers from `state`; returns the first
+    /// one's state (an ID without its node bits) and how many were claimed.
+    /// All waiting happens outside the CAS.
     #[inline]
-    fn advance(&self, want: u64) -> Result<(u64, u64), Error> {
+    fn advance_on(
+        &self,
+        state: &AtomicU64,
+        want: u64,
+        cover: &impl Cover,
+    ) -> Result<(u64, u64), Error> {
         let d = &self.derived;
         let mut waited = false;
         let mut counted = false;
@@ -501,7 +650,7 @@ impl<C: Clock> Generator<C> {
             // descheduled between the two then sees a clock that is late,
             // which is harmless, instead of one that looks like it went
             // backwards past the tolerance.
-            let current = self.state.load(Ordering::Acquire);
+            let current = state.load(Ordering::Acquire);
             let now = self.read(self.clock.now_ms())?;
             let last = d.unit_of(current);
             let seq = d.seq_of(current);
@@ -540,14 +689,13 @@ impl<C: Clock> Generator<C> {
             // first ID was published (the initial state's unit has its
             // sequence used up, so it is never issued in again): only a new
             // unit needs the store.
-            if new_unit && let Some(reserve) = &self.reserve {
-                reserve.ensure(d.unit_of(first))?;
+            if new_unit {
+                cover.cover(&self.layout, d.unit_of(first))?;
             }
             // The claim stays inside the sequence field: `count` is at most
             // what is left of it.
             let claimed = first + ((count - 1) << d.seq_shift);
-            if self
-                .state
+            if state
                 .compare_exchange_weak(current, claimed, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
             {

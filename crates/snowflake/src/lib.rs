@@ -92,14 +92,14 @@ pub use clock::{CachedClock, Clock, ManualClock, SystemClock};
 pub use decoded::{Decoded, Segment};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
-pub use generator::{Generator, GeneratorStats, SharedGenerator};
+pub use generator::{Generator, GeneratorStats, SharedGenerator, SharedState};
 pub use id::Id;
 pub use layout::{Field, Layout, LayoutBuilder};
 pub use lifetime::TimeLeft;
 pub use presets::{Platform, Preset};
 pub use readings::{Reading, Readings, Verdict};
 #[cfg(feature = "std")]
-pub use store::MarkStore;
+pub use store::{MarkStore, SharedMark};
 pub use text::TextForm;
 pub use time::UnixMillis;
 

@@ -149,3 +149,71 @@ fn loom_clock_going_back_gives_errors_never_duplicates() {
         assert_eq!(generator.stats().issued, issued as u64);
     });
 }
+
+/// Two generators, as two processes would each build their own, issuing
+/// from one shared state: the same step over a word neither owns hands out
+/// no ID twice, and every ID's time was covered by the shared mark before
+/// the ID was returned.
+#[test]
+fn loom_two_generators_over_one_shared_state() {
+    use crate::error::Error;
+    use crate::generator::SharedState;
+    use crate::store::SharedMark;
+    use loom::sync::atomic::{AtomicI64, Ordering};
+
+    /// Records the highest time asked for, as a durable mark would.
+    struct Covered(AtomicI64);
+    impl SharedMark for Covered {
+        fn cover(&self, mark_ms: i64) -> Result<(), Error> {
+            self.0.fetch_max(mark_ms, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    loom::model(|| {
+        let layout = Layout::parse("time:61,node:1,sequence:1").unwrap();
+        // A std Arc: the clock's own atomics are loom's.
+        let clock = std::sync::Arc::new(ManualClock::new(1));
+        let shared = Arc::new(SharedState::new());
+        let mark = Arc::new(Covered(AtomicI64::new(i64::MIN)));
+        let build = || {
+            Generator::builder(layout.clone())
+                .node(&[("node", 1)])
+                .clock(clock.clone())
+                .build()
+                .unwrap()
+        };
+        let theirs = build();
+        let (other_shared, other_mark) = (shared.clone(), mark.clone());
+        let handle = thread::spawn(move || {
+            let ids = [
+                theirs.next_id_on(&*other_shared, &*other_mark).unwrap(),
+                theirs.next_id_on(&*other_shared, &*other_mark).unwrap(),
+            ];
+            let covered = other_mark.0.load(Ordering::SeqCst);
+            (ids, covered)
+        });
+        let mine = build();
+        let ids = [
+            mine.next_id_on(&*shared, &*mark).unwrap(),
+            mine.next_id_on(&*shared, &*mark).unwrap(),
+        ];
+        let covered = mark.0.load(Ordering::SeqCst);
+        let (their_ids, their_covered) = handle.join().unwrap();
+        for (ids, covered) in [(ids, covered), (their_ids, their_covered)] {
+            assert!(ids[0] < ids[1], "one generator's IDs only grow");
+            for id in ids {
+                assert!(id.get() & NODE_BIT != 0, "node bit lost");
+                let time = layout.decode(id).unwrap().timestamp_ms();
+                assert!(
+                    time <= covered,
+                    "{id:?} issued at {time} above the mark {covered}"
+                );
+            }
+        }
+        let mut all: Vec<_> = ids.into_iter().chain(their_ids).collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 4, "duplicate IDs");
+    });
+}

@@ -13,6 +13,11 @@ use crate::store::MarkStore;
 use crate::sync::{AtomicU64, Mutex, Ordering};
 use crate::time::UnixMillis;
 
+/// The last millisecond of a time unit: the mark that covers the unit.
+pub(crate) fn unit_end_ms(layout: &Layout, unit: u64) -> i64 {
+    layout.timestamp_ms(unit) + (layout.tick_ms() - 1) as i64
+}
+
 pub(crate) struct Reserve {
     store: Box<dyn MarkStore>,
     /// The highest unit already durable in the store, inclusive.
@@ -63,7 +68,7 @@ impl Reserve {
 
     /// The mark stored for a reserved unit: the last millisecond of that unit.
     pub(crate) fn mark_ms_of(&self, unit: u64) -> i64 {
-        self.layout.timestamp_ms(unit) + (self.layout.tick_ms() - 1) as i64
+        unit_end_ms(&self.layout, unit)
     }
 
     /// The highest time durable in the store, Unix milliseconds.

@@ -109,3 +109,50 @@ impl<S: MarkStore + ?Sized> MarkStore for std::sync::Arc<S> {
         (**self).save(mark_ms)
     }
 }
+
+/// The high-water mark of generators that issue from one
+/// [`SharedState`](crate::SharedState), each in a process of its own (see
+/// [`Generator::next_id_on`](crate::Generator::next_id_on)): what a
+/// [`MarkStore`] is to one generator, for several at once.
+///
+/// The step asks for a mark before it publishes the first ID of a time
+/// unit, and publishes nothing if the mark fails: so, as with a store,
+/// whatever was made durable covers every ID issued. How the mark is kept,
+/// who writes it when several processes ask at once, and how far ahead it
+/// runs is the implementation's: it is called once per time unit, not per
+/// ID, from whichever generator opens the unit.
+///
+/// `()` is the mark of generators that need none: it covers everything and
+/// survives nothing.
+///
+/// ```
+/// use std::sync::atomic::{AtomicI64, Ordering};
+/// use snowflake::{Error, SharedMark};
+///
+/// /// Covers a second ahead of what is asked, so that it is written rarely.
+/// struct Ahead(AtomicI64);
+/// impl SharedMark for Ahead {
+///     fn cover(&self, mark_ms: i64) -> Result<(), Error> {
+///         if mark_ms > self.0.load(Ordering::Acquire) {
+///             // A real mark is made durable here, before it is published.
+///             self.0.fetch_max(mark_ms + 1_000, Ordering::AcqRel);
+///         }
+///         Ok(())
+///     }
+/// }
+/// let mark = Ahead(AtomicI64::new(0));
+/// mark.cover(5)?;
+/// assert_eq!(mark.0.load(Ordering::Acquire), 1_005);
+/// # Ok::<(), snowflake::Error>(())
+/// ```
+pub trait SharedMark {
+    /// Returns once a durable mark covers every Unix millisecond up to and
+    /// including `mark_ms`, or fails, and then no ID of that time is issued.
+    fn cover(&self, mark_ms: i64) -> Result<(), Error>;
+}
+
+impl SharedMark for () {
+    fn cover(&self, _mark_ms: i64) -> Result<(), Error> {
+        Ok(())
+    }
+}

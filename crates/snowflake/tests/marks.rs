@@ -246,3 +246,57 @@ fn the_mark_is_the_last_millisecond_of_its_unit() {
     assert_eq!(store.mark(), Some(start + 29));
     assert_eq!(generator.stats().mark_ms, Some(start + 29));
 }
+
+/// Generators that issue from one shared state, as a database's processes
+/// do: `resume` puts the state above the mark read back after a restart,
+/// refuses a mark further ahead than the tolerance and the window as
+/// `build` does, and every generator over the state then issues above it,
+/// asking the shared mark to cover each new time unit first.
+#[test]
+fn shared_state_resumes_above_the_mark_for_every_generator() {
+    use snowflake::{Error, SharedMark, SharedState};
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Asked(Mutex<Vec<i64>>);
+    impl SharedMark for Asked {
+        fn cover(&self, mark_ms: i64) -> Result<(), Error> {
+            self.0.lock().unwrap().push(mark_ms);
+            Ok(())
+        }
+    }
+
+    let start = 1_700_000_000_000;
+    let layout = Layout::sonyflake(); // 10 ms ticks
+    let clock = Arc::new(ManualClock::new(start));
+    let builder = || {
+        Generator::builder(layout.clone())
+            .node(&[("machine", 3)])
+            .clock(clock.clone())
+            .tolerance_ms(5)
+            .reserve_ms(20)
+    };
+    let shared = SharedState::new();
+    let err = builder().resume(&shared, Some(start + 40)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store, "{err}");
+
+    // The mark's unit starts at start + 10: waited out, as build does.
+    let first = builder().resume(&shared, Some(start + 15)).unwrap();
+    assert!(clock.now_ms() >= start + 20);
+    let asked = Asked::default();
+    let other = builder().build().unwrap();
+    let a = first.next_id_on(&shared, &asked).unwrap();
+    let b = other.next_id_on(&shared, &asked).unwrap();
+    assert!(b > a);
+    for id in [a, b] {
+        let decoded = layout.decode(id).unwrap();
+        assert!(
+            decoded.timestamp_ms() > start + 15,
+            "{id:?} at or below the mark"
+        );
+        assert_eq!(decoded.field("machine"), Some(3));
+    }
+    // One time unit opened, covered once: its last millisecond.
+    let unit_end = layout.decode(a).unwrap().timestamp_ms() + 9;
+    assert_eq!(*asked.0.lock().unwrap(), [unit_end]);
+}

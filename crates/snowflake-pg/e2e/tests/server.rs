@@ -1,0 +1,20 @@
+//! The extension on real PostgreSQL servers, each test with servers of its
+//! own. Run by `scripts/pg-extension test`, which installs the extension
+//! first.
+
+mod support;
+
+// 16 connections inserting at once with the ID as the primary key's default.
+mod load;
+// kill -9 of the postmaster mid-load, committed and uncommitted IDs.
+mod crash;
+// A streaming standby promoted after its primary is killed under load.
+mod replica;
+// The clock set back while issuing and across a crash (libfaketime).
+mod clock;
+// What a role may and may not do to the generator.
+mod privileges;
+// The settings: a forgotten node, a layout past bigint, no preload.
+mod settings;
+// The read functions against the shared vectors and the core's JSON.
+mod functions;

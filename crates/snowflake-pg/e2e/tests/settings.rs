@@ -1,0 +1,83 @@
+use crate::support::{NODE, Server};
+
+/// A server whose node was never set issues no ID, and says which
+/// settings to set: never node 0 by default.
+#[test]
+fn a_forgotten_node_is_refused_naming_the_settings() {
+    let server = Server::new(&[]);
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in [
+        "snowflake.fields",
+        "snowflake.layout",
+        "datacenter=N,machine=N",
+        "ALTER SYSTEM",
+    ] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
+    // Nothing was issued, so nothing was marked.
+    assert_eq!(
+        server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake.mark"),
+        "t"
+    );
+}
+
+/// A node value out of its field's range is refused with the core's words.
+#[test]
+fn a_node_out_of_range_is_refused() {
+    let server = Server::new(&["snowflake.fields = 'datacenter=1,machine=32'"]);
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    assert!(err.contains("machine 32 is out of range: 0 to 31"), "{err}");
+}
+
+/// A layout whose IDs pass 2^63 is refused for bigint, with the date they
+/// would; a layout of the settings' own is used as given.
+#[test]
+fn a_layout_past_bigint_is_refused_with_its_date() {
+    let server = Server::new(&[
+        "snowflake.layout = 'time:42,node:10,sequence:12'",
+        "snowflake.fields = 'node=5'",
+    ]);
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    assert!(err.contains("2^63"), "{err}");
+    // The time field's top bit is the ID's: it turns on half-way.
+    let layout = snowflake::Layout::parse("time:42,node:10,sequence:12").unwrap();
+    let date = snowflake::UnixMillis(layout.timestamp_ms(1 << 41)).to_string();
+    assert!(err.contains(&date), "not {date} in: {err}");
+
+    let custom = Server::new(&[
+        "snowflake.layout = 'time:41,node:10,sequence:12'",
+        "snowflake.fields = 'node=5'",
+    ]);
+    let id = custom.next_id();
+    assert_eq!(
+        custom.sql(&format!(
+            "SELECT snowflake.field({id}, 'node', 'time:41,node:10,sequence:12')"
+        )),
+        "5"
+    );
+}
+
+/// Without the library preloaded there is no shared state: next_id()
+/// says how to load it.
+#[test]
+fn without_preloading_next_id_says_how_to_load_it() {
+    let server = Server::new(&[NODE, "shared_preload_libraries = ''"]);
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    assert!(err.contains("shared_preload_libraries"), "{err}");
+}
+
+/// One server, one generator, one mark: next_id() issues in the database
+/// snowflake.database names, and says so elsewhere.
+#[test]
+fn next_id_issues_in_the_marks_database_only() {
+    let server = Server::new(&[NODE]);
+    server.sql("CREATE DATABASE other");
+    server
+        .psql("postgres", "other", "CREATE EXTENSION snowflake")
+        .unwrap();
+    let err = server
+        .psql("postgres", "other", "SELECT snowflake.next_id()")
+        .unwrap_err();
+    assert!(err.contains("snowflake.database"), "{err}");
+    server.next_id();
+}
