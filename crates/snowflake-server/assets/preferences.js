@@ -2,7 +2,7 @@
 // and the unit of Unix times, each remembered (store.js). This module owns
 // them, words the page's fixed text, and tells the panels when one changes;
 // the panels ask it for words (t, num, message), the zone and the unit.
-import { LANGS, STRINGS, translate, errorMessage } from './strings.js';
+import { LANGS, STRINGS, translate, errorMessage, fieldLabel } from './strings.js';
 import { el, nodes } from './dom.js';
 import { recall, remember } from './store.js';
 import { localZone, validZone } from './time.js';
@@ -76,7 +76,14 @@ export class Preferences {
   message(error) {
     if (typeof error === 'string') return this.t(error);
     if (error instanceof PageError) return errorMessage(this.lang, error, { unit: this.unit() });
-    return String(error.message || error);
+    const message = String(error.message || error);
+    // The core words its errors in English, as the command and the API do;
+    // a page in another language says first, in its own words, which input
+    // is at fault.
+    if (this.lang !== 'en' && error.field) {
+      return this.t('error.core', { field: fieldLabel(this.lang, error.field), message });
+    }
+    return message;
   }
 
   unit() {

@@ -132,10 +132,12 @@ test('the key goes nowhere: no request, storage, link or text of the page holds 
 
 test("a bad key, a narrow layout and IDs outside the layout are marked in the core's words, in either language", TEST, async (t) => {
   const { page, assertNoErrors } = await open(t);
+  // In German, the core's words come after German ones that name the field.
   const shows = async (box, message) => {
     await waitText(page, box, message);
     await page.click('#lang-de');
-    await waitText(page, box, message);
+    const escaped = message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    await waitText(page, box, new RegExp(`^Ungültige Eingabe bei »[^«]+« \\(Meldung auf Englisch\\): ${escaped}$`));
     await page.click('#lang-en');
     await waitText(page, box, message);
   };
