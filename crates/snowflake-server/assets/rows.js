@@ -50,17 +50,32 @@ export function rowsTable(prefs, rows, { caption, input, output, action = null }
     ]),
   ]);
   const body = el('tbody');
+  // A bad line has nothing to show in the columns between its input and
+  // its problem: the problem takes their room, so it reads as a sentence.
+  const between = 2 + (action ? 1 : 0) + fields.length;
   for (const row of rows.slice(0, TABLE_ROWS)) {
+    const line = el('td', { text: String(row.line) });
+    const input = el('td', {}, [el('code', { text: row.input })]);
+    if (row.error) {
+      body.append(
+        el('tr', { className: 'bad-row', 'data-line': String(row.line) }, [
+          line,
+          input,
+          el('td', { className: 'row-error', colspan: String(between + 1), text: prefs.message(row.error) }),
+        ]),
+      );
+      continue;
+    }
     const values = fieldValues(row.decoded);
     body.append(
-      el('tr', { className: row.error ? 'bad-row' : null, 'data-line': String(row.line) }, [
-        el('td', { text: String(row.line) }),
-        el('td', {}, [el('code', { text: row.input })]),
-        el('td', {}, [el('code', { text: row.error ? '' : output.text(row) })]),
-        ...(action ? [el('td', {}, row.error ? [] : [action.cell(row)])] : []),
-        el('td', {}, [el('code', { text: row.decoded ? row.decoded.time : '' })]),
+      el('tr', { 'data-line': String(row.line) }, [
+        line,
+        input,
+        el('td', {}, [el('code', { text: output.text(row) })]),
+        ...(action ? [el('td', {}, [action.cell(row)])] : []),
+        el('td', {}, [el('code', { text: row.decoded.time })]),
         ...fields.map((name) => el('td', { text: values[name] ?? '' })),
-        el('td', { className: row.error ? 'row-error' : null, text: row.error ? prefs.message(row.error) : '' }),
+        el('td', {}),
       ]),
     );
   }
