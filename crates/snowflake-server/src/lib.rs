@@ -13,15 +13,14 @@
 //! use axum::body::Body;
 //! use axum::http::{Request, StatusCode};
 //! use snowflake::{Clock, Generator, Layout, SystemClock};
-//! use snowflake_server::{AppState, Config, Standalone, app};
+//! use snowflake_server::{Config, Standalone, app};
 //! use tower::ServiceExt;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! let clock: Arc<dyn Clock> = Arc::new(SystemClock);
 //! let source = Standalone::new(Generator::builder(Layout::twitter()).clock(clock).build()?);
-//! let state = Arc::new(AppState::new(source));
 //! let request = Request::post("/api/v1/ids?count=3").body(Body::empty()).unwrap();
-//! let response = app(state, &Config::default()).oneshot(request).await.unwrap();
+//! let response = app(source, &Config::new()).oneshot(request).await.unwrap();
 //! assert_eq!(response.status(), StatusCode::OK);
 //! # Ok::<(), snowflake::Error>(())
 //! # }).unwrap();
@@ -29,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod app;
+mod body;
 mod chunks;
 mod clock_health;
 mod config;
@@ -42,12 +42,13 @@ mod source;
 mod state;
 mod telemetry;
 
-pub use app::app;
+pub use app::{api_routes, app};
 pub use clock_health::{KernelClock, KernelClockReader};
 pub use config::Config;
 pub use page::{content_security_policy, standalone_page};
 pub use problem::Problem;
+#[doc(hidden)]
+pub use routes::ApiRoute;
 pub use routes::ids::MAX_COUNT;
 pub use serve::{ServeError, serve, serve_until};
 pub use source::{IdSource, Shutdown, Standalone, Unavailable};
-pub use state::AppState;

@@ -1,10 +1,20 @@
 //! The shapes of the API's JSON bodies, for the OpenAPI document. They
-//! describe what the core's `serde` impls write; nothing serialises them.
+//! describe what the core's `serde` impls write (the core has no utoipa of
+//! its own); nothing serialises them. Where the core holds the list (the
+//! text forms), the schema is made from it; the rest are held to what the
+//! core writes by `tests/api/schemas.rs`, which checks real answers
+//! against them property by property.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use utoipa::ToSchema;
+use snowflake::{Id, TextForm};
+use utoipa::openapi::{ObjectBuilder, RefOr, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+/// The ID the examples show.
+const EXAMPLE_ID: u64 = 4194439168;
 
 /// One labelled run of bits.
 #[derive(Serialize, ToSchema)]
@@ -24,7 +34,7 @@ pub struct SegmentSchema {
 #[schema(as = Decoded)]
 pub struct DecodedSchema {
     /// The ID as a decimal string (JavaScript numbers lose precision above 2^53).
-    #[schema(example = "4194439168")]
+    #[schema(example = json!(EXAMPLE_ID.to_string()))]
     id: String,
     #[schema(example = "twitter")]
     layout: String,
@@ -40,22 +50,43 @@ pub struct DecodedSchema {
     text: TextSchema,
 }
 
-/// The ID in its other text forms; base32 and base62 are fixed-width, so
-/// their text sorts as the IDs do.
-#[derive(Serialize, ToSchema)]
-#[schema(as = TextForms)]
-pub struct TextSchema {
-    #[schema(example = "0xfa021000")]
-    hex: String,
-    /// Crockford base32, 13 upper-case characters.
-    #[schema(example = "0000003X04400")]
-    base32: String,
-    /// `0-9A-Za-z`, 11 characters.
-    #[schema(example = "000004ZrREe")]
-    base62: String,
-    /// Bitcoin's alphabet, 1 to 11 characters.
-    #[schema(example = "7Pebdh")]
-    base58: String,
+/// The ID in each of the core's text forms but decimal (`id` itself):
+/// made from `TextForm::ENCODED`, so a form added to the core is here.
+/// (`Serialize` only for the untagged enums below that hold it.)
+#[derive(Serialize)]
+pub struct TextSchema;
+
+impl PartialSchema for TextSchema {
+    fn schema() -> RefOr<Schema> {
+        let id = Id::new(EXAMPLE_ID);
+        let fixed: Vec<&str> = TextForm::ENCODED
+            .iter()
+            .filter(|form| form.fixed_width().is_some())
+            .map(|form| form.name())
+            .collect();
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(format!(
+            "The ID in its other text forms; {} are fixed-width, so their text sorts as the IDs do.",
+            fixed.join(" and ")
+        )));
+        for &form in TextForm::ENCODED {
+            let width = match form.fixed_width() {
+                Some(width) => format!("always {width} characters"),
+                None => "no fixed width".to_string(),
+            };
+            let property = ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(format!("digits {}, {width}", form.alphabet())))
+                .examples([id.to_text(form)]);
+            object = object.property(form.name(), property).required(form.name());
+        }
+        object.into()
+    }
+}
+
+impl ToSchema for TextSchema {
+    fn name() -> Cow<'static, str> {
+        "TextForms".into()
+    }
 }
 
 /// One preset's reading of an ID.

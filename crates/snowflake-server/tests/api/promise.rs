@@ -15,7 +15,7 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use snowflake::{Clock, Id, Layout, SharedGenerator, SystemClock, TextForm};
 use snowflake_mask::{MaskKey, Masker};
-use snowflake_server::{AppState, IdSource, Standalone, Unavailable, app};
+use snowflake_server::{IdSource, Standalone, Unavailable, app};
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -183,8 +183,7 @@ struct Received {
 /// Sends `request` and reads the body frame by frame; with [`End::ByClient`]
 /// the right to issue ends after the first frame arrived.
 async fn receive(source: &Arc<EndingSource>, request: Request<Body>, end: End) -> Received {
-    let state = AppState::new(source.clone()).with_masker(masker());
-    let router = app(Arc::new(state), &config());
+    let router = app(source.clone(), &config().with_masker(masker()));
     let response = router.oneshot(request).await.unwrap();
     let status = response.status();
     let mut body = response.into_body();
@@ -380,12 +379,8 @@ async fn every_route_that_issues_is_in_the_matrix() {
         for method in operations.as_object().unwrap().keys() {
             // Every route answering: with a key, and unmasking allowed.
             let source = Standalone::new(generator_on(Arc::new(SystemClock)));
-            let state = AppState::new(source.clone()).with_masker(masker());
-            let everything = snowflake_server::Config {
-                allow_unmask: true,
-                ..config()
-            };
-            let router = app(Arc::new(state), &everything);
+            let everything = config().with_masker(masker()).with_allow_unmask(true);
+            let router = app(source.clone(), &everything);
             let before = source.generator().stats().issued;
             // Every required parameter at the document's own example.
             let mut uri = path.replace("{id}", "4194439168");

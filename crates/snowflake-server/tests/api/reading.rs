@@ -8,7 +8,7 @@ use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use snowflake::Layout;
-use snowflake_server::{AppState, Standalone, app};
+use snowflake_server::{Standalone, app};
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -263,10 +263,7 @@ async fn text_forms_in_breakdowns_and_on_the_ids_and_decode_routes() {
 async fn layout_all_reads_an_id_under_every_preset_against_the_servers_clock() {
     // The service's clock, not the machine's, decides what is the future.
     let clock = Arc::new(snowflake::ManualClock::new(1_735_689_600_000)); // 2025-01-01
-    let router = app(
-        Arc::new(AppState::new(Standalone::new(generator_on(clock)))),
-        &config(),
-    );
+    let router = app(Standalone::new(generator_on(clock)), &config());
     let request = Request::get("/api/v1/decode/175928847299117063?layout=all")
         .body(Body::empty())
         .unwrap();
@@ -326,10 +323,7 @@ async fn layout_all_gives_the_vectors_readings() {
     for case in cases {
         let now = case["now_ms"].as_i64().unwrap();
         let clock = Arc::new(snowflake::ManualClock::new(now));
-        let router = app(
-            Arc::new(AppState::new(Standalone::new(generator_on(clock)))),
-            &config(),
-        );
+        let router = app(Standalone::new(generator_on(clock)), &config());
         let id = case["id"].as_str().unwrap();
         let (status, body) = text_of(
             &router,
