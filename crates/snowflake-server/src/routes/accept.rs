@@ -143,7 +143,11 @@ fn written<M: Offers>() -> String {
             names.push(essence);
         }
     }
-    names.join(" or ")
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 fn not_acceptable<M: Offers>(accept: &str) -> Problem {

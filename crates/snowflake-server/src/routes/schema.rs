@@ -2,8 +2,9 @@
 //! describe what the core's `serde` impls write (the core has no utoipa of
 //! its own); nothing serialises them. Where the core holds the list (the
 //! text forms), the schema is made from it; the rest are held to what the
-//! core writes by `tests/api/schemas.rs`, which checks real answers
-//! against them property by property.
+//! core writes by `tests/api/document.rs`, which checks the core's values
+//! and the routes' answers against them property by property. A value the
+//! core writes as null is still written, so it is required (and nullable).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -96,18 +97,20 @@ pub struct ReadingSchema {
     #[schema(example = "discord")]
     layout: String,
     /// Who uses the preset.
-    #[schema(example = "Discord")]
+    #[schema(required = true, example = "Discord")]
     platform: Option<String>,
     /// When the platform's IDs began; earlier times are implausible.
-    #[schema(example = "2015-01-01T00:00:00.000Z")]
+    #[schema(required = true, example = "2015-01-01T00:00:00.000Z")]
     launched: Option<String>,
     /// `impossible` (the layout cannot decode the ID), `implausible` (a time
     /// in the future, or before the platform began) or `possible`.
     #[schema(example = "possible")]
     verdict: String,
     /// Why it is impossible or implausible; null when possible.
+    #[schema(required = true)]
     reason: Option<String>,
     /// The breakdown; null when impossible.
+    #[schema(required = true)]
     decoded: Option<DecodedSchema>,
 }
 
@@ -137,6 +140,7 @@ pub struct BadRecordSchema {
     )]
     error: String,
     /// `id`, or the parameter at fault.
+    #[schema(required = true)]
     field: Option<String>,
 }
 
@@ -189,9 +193,11 @@ pub struct LayoutSchema {
     time_bits: u8,
     /// `[name, bits]` pairs, most significant first.
     fields: Vec<(String, u8)>,
+    #[schema(required = true)]
     sequence: Option<String>,
     last_ms: i64,
     last: String,
+    #[schema(required = true)]
     ids_per_ms: Option<f64>,
     nodes: u64,
 }

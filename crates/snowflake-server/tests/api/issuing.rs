@@ -72,6 +72,48 @@ async fn ids_default_count_plain_text_and_limits() {
     }
 }
 
+/// What `Accept` asks for decides the body, by q-values and wildcards; a
+/// header that takes neither JSON nor text is a 406 that issues nothing.
+#[tokio::test]
+async fn accept_is_negotiated_and_nothing_acceptable_is_406() {
+    let source = standalone();
+    let router = app(source.clone(), &config());
+    let ask = |accept: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = with_headers(Method::GET, "/api/v1/ids?count=2", &[("accept", accept)]);
+            Reply::of(router.oneshot(request).await.unwrap()).await
+        }
+    };
+    for (accept, content_type) in [
+        ("*/*", "application/json"),
+        ("text/*", "text/plain; charset=utf-8"),
+        (
+            "application/json;q=0.5, text/plain",
+            "text/plain; charset=utf-8",
+        ),
+        ("text/plain;q=0.5, application/json", "application/json"),
+        ("text/html, */*;q=0.8", "application/json"),
+    ] {
+        let reply = ask(accept).await;
+        assert_eq!(reply.status, StatusCode::OK, "{accept}");
+        assert_eq!(reply.content_type, content_type, "{accept}");
+    }
+    let before = source.generator().stats().issued;
+    let reply = ask("image/png").await;
+    assert_problem(
+        &reply,
+        StatusCode::NOT_ACCEPTABLE,
+        Some("accept"),
+        "this route writes application/json or text/plain; the Accept header \"image/png\" takes none of them",
+    );
+    assert_eq!(
+        source.generator().stats().issued,
+        before,
+        "a 406 issued IDs"
+    );
+}
+
 #[tokio::test]
 async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
     // A state file whose mark lies an hour ahead: the generator refuses to
