@@ -223,43 +223,46 @@ async fn streamed<M: MakeChunk>(
         return Ok(Body::from(head));
     }
     let (tx, body) = chunks::channel(deadline);
-    let maker = Arc::clone(maker);
-    let large = Arc::clone(large);
+    let (maker, large) = (Arc::clone(maker), Arc::clone(large));
     tokio::spawn(async move {
         let Some(room) = tx.room().await else {
             return;
         };
         room.send(head, false);
-        let mut left = count - size;
-        while left > 0 {
-            // Room first, then the chunk: nothing is made for a client that
-            // left or has not taken the chunk before.
-            let Some(room) = tx.room().await else {
-                return;
-            };
-            let size = left.min(CHUNK_IDS);
-            left -= size;
-            match chunk(
-                &maker,
-                &large,
-                &format,
-                size,
-                Piece {
-                    first: false,
-                    last: left == 0,
-                },
-            )
-            .await
-            {
-                Ok(made) => room.send(made, left == 0),
-                Err(problem) => {
-                    tracing::warn!(detail = %problem.detail, "an ID stream stopped early");
-                    return;
-                }
-            }
-        }
+        produce(&tx, &maker, &large, format, count - size).await;
     });
     Ok(body)
+}
+
+/// The chunks of a stream after its first, `left` IDs in all, each made
+/// once the client took the one before it.
+async fn produce<M: MakeChunk>(
+    tx: &chunks::ChunkSender,
+    maker: &Arc<M>,
+    large: &Arc<Semaphore>,
+    format: IdsFormat,
+    mut left: u64,
+) {
+    while left > 0 {
+        // Room first, then the chunk: nothing is made for a client that
+        // left or has not taken the chunk before.
+        let Some(room) = tx.room().await else {
+            return;
+        };
+        let size = left.min(CHUNK_IDS);
+        left -= size;
+        let piece = Piece {
+            first: false,
+            last: left == 0,
+        };
+        match chunk(maker, large, &format, size, piece).await {
+            Ok(made) => room.send(made, left == 0),
+            Err(problem) => {
+                tracing::warn!(detail = %problem.detail, "an ID stream stopped early");
+                return;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

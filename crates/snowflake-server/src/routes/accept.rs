@@ -20,9 +20,11 @@
 
 use std::str::FromStr;
 
+use axum::body::Body;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use headers_accept::Accept;
 use mediatype::MediaType;
 
@@ -51,14 +53,18 @@ pub(crate) trait Offers: Copy + PartialEq + Send + Sync + 'static {
     }
 }
 
-/// Implements [`Offers::parsed`] for a type whose [`Offers::MEDIA`] is
-/// given.
+/// Declares what a route writes: `offers!(Type { "media/type" => value, … })`
+/// implements [`Offers`] for `Type` with that table.
 macro_rules! offers {
-    ($ty:ty) => {
-        fn parsed() -> &'static [mediatype::MediaType<'static>] {
-            static PARSED: std::sync::LazyLock<Vec<mediatype::MediaType<'static>>> =
-                std::sync::LazyLock::new($crate::routes::accept::parse_all::<$ty>);
-            &PARSED
+    ($ty:ty { $($media:literal => $value:expr),+ $(,)? }) => {
+        impl $crate::routes::accept::Offers for $ty {
+            const MEDIA: &'static [(&'static str, $ty)] = &[$(($media, $value)),+];
+
+            fn parsed() -> &'static [mediatype::MediaType<'static>] {
+                static PARSED: std::sync::LazyLock<Vec<mediatype::MediaType<'static>>> =
+                    std::sync::LazyLock::new($crate::routes::accept::parse_all::<$ty>);
+                &PARSED
+            }
         }
     };
 }
@@ -123,6 +129,18 @@ pub(crate) fn negotiate<M: Offers>(accept: &[u8]) -> Result<M, Problem> {
     Ok(M::MEDIA[index].1)
 }
 
+/// An answer of `body` in the media type negotiated, never to be cached:
+/// each holds fresh IDs, or records of the request's own.
+pub(crate) fn uncached<M: Offers>(media: M, body: Body) -> Response {
+    let content_type = HeaderValue::from_static(media.content_type());
+    let no_store = HeaderValue::from_static("no-store");
+    let headers = [
+        (header::CONTENT_TYPE, content_type),
+        (header::CACHE_CONTROL, no_store),
+    ];
+    (headers, body).into_response()
+}
+
 fn malformed(accept: &str) -> Problem {
     Problem::bad_request(
         "accept",
@@ -175,15 +193,12 @@ mod tests {
         Text,
     }
 
-    impl Offers for Two {
-        const MEDIA: &'static [(&'static str, Two)] = &[
-            ("application/json", Two::Json),
-            ("application/json; charset=utf-8", Two::Json),
-            ("text/plain; charset=utf-8", Two::Text),
-            ("text/plain", Two::Text),
-        ];
-        offers!(Two);
-    }
+    offers!(Two {
+        "application/json" => Two::Json,
+        "application/json; charset=utf-8" => Two::Json,
+        "text/plain; charset=utf-8" => Two::Text,
+        "text/plain" => Two::Text,
+    });
 
     fn chosen(accept: &str) -> Result<Two, u16> {
         negotiate::<Two>(accept.as_bytes()).map_err(|p| p.status)

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
 use snowflake::{Id, Layout, TextForm};
 use tokio::time::Instant;
 
-use super::accept::{Negotiated, Offers, offers};
+use super::accept::{Negotiated, offers, uncached};
 use super::query::{FormQuery, LayoutQuery, Query, query_set};
 use crate::chunks::{self, ChunkSender, Room};
 use crate::problem::Problem;
@@ -22,18 +22,15 @@ use snowflake_io::{Decoder, Format, Records, StreamError, Tokens};
 /// The most IDs one request may hold.
 pub const MAX_BULK: u64 = 10_000;
 
-/// The record formats, by `Accept`: a JSON array unless asked otherwise.
-impl Offers for Format {
-    const MEDIA: &'static [(&'static str, Format)] = &[
-        ("application/json", Format::Json),
-        ("application/json; charset=utf-8", Format::Json),
-        ("application/x-ndjson", Format::Ndjson),
-        ("application/ndjson", Format::Ndjson),
-        ("text/csv; charset=utf-8", Format::Csv),
-        ("text/csv", Format::Csv),
-    ];
-    offers!(Format);
-}
+// The record formats, by `Accept`: a JSON array unless asked otherwise.
+offers!(Format {
+    "application/json" => Format::Json,
+    "application/json; charset=utf-8" => Format::Json,
+    "application/x-ndjson" => Format::Ndjson,
+    "application/ndjson" => Format::Ndjson,
+    "text/csv; charset=utf-8" => Format::Csv,
+    "text/csv" => Format::Csv,
+});
 
 query_set! {
     /// What a bulk decode takes besides its body.
@@ -94,17 +91,7 @@ pub(crate) async fn decode_many(
             tracing::warn!(error = %err, "a bulk decode answer stopped early");
         }
     });
-    Ok((
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(format.content_type()),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        body,
-    )
-        .into_response())
+    Ok(uncached(format, body))
 }
 
 /// A request's IDs, checked before the answer starts: a JSON array of

@@ -6,14 +6,13 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 use snowflake::TextForm;
 use utoipa::IntoParams;
 use utoipa::openapi::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
 
-use super::accept::{Negotiated, Offers, offers};
+use super::accept::{Negotiated, offers, uncached};
 use super::query::{FormName, Query, default_form, param_type, query_set, text_form};
 use crate::body::{IdsFormat, IdsMedia};
 use crate::problem::{self, Problem};
@@ -22,15 +21,12 @@ use crate::state::AppState;
 /// The most IDs one request may ask for.
 pub const MAX_COUNT: u64 = 100_000;
 
-impl Offers for IdsMedia {
-    const MEDIA: &'static [(&'static str, IdsMedia)] = &[
-        ("application/json", IdsMedia::Json),
-        ("application/json; charset=utf-8", IdsMedia::Json),
-        ("text/plain; charset=utf-8", IdsMedia::Lines),
-        ("text/plain", IdsMedia::Lines),
-    ];
-    offers!(IdsMedia);
-}
+offers!(IdsMedia {
+    "application/json" => IdsMedia::Json,
+    "application/json; charset=utf-8" => IdsMedia::Json,
+    "text/plain; charset=utf-8" => IdsMedia::Lines,
+    "text/plain" => IdsMedia::Lines,
+});
 
 /// What a request for IDs may say besides `Accept`.
 #[derive(Debug, Default, Deserialize, IntoParams)]
@@ -134,15 +130,5 @@ pub(crate) async fn ids(
 ) -> Result<Response, Problem> {
     let (count, format) = query.asked(media, state.masker().is_some())?;
     let body = state.issuer.issue(count, format).await?;
-    Ok((
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(media.content_type()),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        body,
-    )
-        .into_response())
+    Ok(uncached(media, body))
 }

@@ -155,6 +155,18 @@ fn text(param: &Option<String>) -> Option<&str> {
     param.as_deref()
 }
 
+/// `{id}`: the ID a route reads, from its path.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub(crate) struct IdPath {
+    /// decimal or 0x hexadecimal, or in the text form `format` names
+    #[param(
+        pattern = "^[1-9][0-9]{0,17}$|^0x[0-9a-f]{1,15}$",
+        example = "1541815603606036480"
+    )]
+    pub(crate) id: String,
+}
+
 /// `layout`, `epoch`, `tick_ms`: the layout IDs are read or made in.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

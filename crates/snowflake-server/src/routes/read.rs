@@ -12,7 +12,7 @@ use serde::Deserialize;
 use snowflake::{Clock, Id, Layout, Readings};
 use utoipa::IntoParams;
 
-use super::query::{FormQuery, LayoutQuery, Query, ReadingQuery, Time, query_set};
+use super::query::{FormQuery, IdPath, LayoutQuery, Query, ReadingQuery, Time, query_set};
 use crate::problem::Problem;
 use crate::state::AppState;
 use snowflake_io::parse_time;
@@ -102,17 +102,14 @@ pub(crate) async fn compose(
 /// Decode an ID (decimal or 0x hexadecimal); `layout=all` reads it under
 /// every preset and judges each reading.
 #[utoipa::path(get, path = "/api/v1/decode/{id}", tag = "ids",
-    params(
-        ("id" = String, Path, description = "decimal or 0x hexadecimal", pattern = "^[1-9][0-9]{0,17}$|^0x[0-9a-f]{1,15}$", example = "1541815603606036480"),
-        DecodeQuery,
-    ),
+    params(IdPath, DecodeQuery),
     responses(
         (status = 200, description = "the breakdown; with layout=all, every preset's reading of the ID", body = crate::routes::schema::DecodeAnswerSchema),
         (status = 400, description = "bad input", body = Problem, content_type = "application/problem+json"),
     ))]
 pub(crate) async fn decode(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(IdPath { id }): Path<IdPath>,
     Query(query): Query<DecodeQuery>,
 ) -> Result<Response, Problem> {
     let form = query.form.form()?;

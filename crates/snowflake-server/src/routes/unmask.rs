@@ -13,17 +13,14 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use snowflake::Id;
 
-use super::query::{FormQuery, Query};
+use super::query::{FormQuery, IdPath, Query};
 use crate::problem::Problem;
 use crate::state::AppState;
 
 /// The ID behind a masked ID (decimal, 0x hexadecimal, or in `format`), and
 /// its breakdown; off unless the operator turned it on.
 #[utoipa::path(get, path = "/api/v1/unmask/{id}", tag = "ids",
-    params(
-        ("id" = String, Path, description = "a masked ID: decimal or 0x hexadecimal, or in format", pattern = "^[1-9][0-9]{0,17}$|^0x[0-9a-f]{1,15}$", example = "1541815603606036480"),
-        FormQuery,
-    ),
+    params(IdPath, FormQuery),
     responses(
         (status = 200, description = "the breakdown of the ID behind the masked one", body = crate::routes::schema::DecodedSchema),
         (status = 400, description = "not an ID of this service's layout", body = Problem, content_type = "application/problem+json"),
@@ -31,7 +28,7 @@ use crate::state::AppState;
     ))]
 pub(crate) async fn unmask(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(IdPath { id }): Path<IdPath>,
     Query(query): Query<FormQuery>,
 ) -> Result<Response, Problem> {
     let refused = |detail: &str| Problem::new(StatusCode::FORBIDDEN, "unmask-off", detail);

@@ -204,7 +204,14 @@ async fn accept(
     }
     drop(listener);
     let _ = closing.send(true);
-    let drained = tokio::time::timeout(config.shutdown_timeout, async {
+    drain(connections, config.shutdown_timeout).await;
+    Ok(())
+}
+
+/// Waits up to `deadline` for the connections asked to finish, then closes
+/// those left.
+async fn drain(mut connections: JoinSet<()>, deadline: Duration) {
+    let drained = tokio::time::timeout(deadline, async {
         while connections.join_next().await.is_some() {}
     })
     .await;
@@ -215,7 +222,6 @@ async fn accept(
         );
         connections.shutdown().await;
     }
-    Ok(())
 }
 
 /// Caps what the kernel queues for a client that does not read (see

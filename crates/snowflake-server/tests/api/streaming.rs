@@ -59,16 +59,7 @@ async fn a_stalled_reader_has_one_chunk_made_ahead_and_no_more() {
     let source = standalone();
     let router = app(source.clone(), &config());
     let before = source.generator().stats().issued;
-    let response = router
-        .oneshot(
-            Request::post("/api/v1/ids?count=100000")
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let mut body = response.into_body();
-    body.frame().await.unwrap().unwrap();
+    let (mut body, _) = large_request_begun(router).await;
     // The one chunk ahead is made within a few milliseconds; wait for it,
     // then as long again for any beyond it.
     let made = || source.generator().stats().issued - before;

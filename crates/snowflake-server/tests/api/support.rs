@@ -102,6 +102,19 @@ pub fn assert_problem(reply: &Reply, status: StatusCode, field: Option<&str>, de
     }
 }
 
+/// Each `(uri, field, detail)` refused with a 400 that names the field
+/// and says the detail.
+pub async fn assert_all_refused(cases: &[(&str, &str, &str)]) {
+    for (uri, field, detail) in cases {
+        assert_problem(
+            &get(uri).await,
+            StatusCode::BAD_REQUEST,
+            Some(field),
+            detail,
+        );
+    }
+}
+
 /// A source that holds a generator but may be told to refuse, or to revoke
 /// its permission after IDs were made: what a leased slot does, without
 /// etcd.
