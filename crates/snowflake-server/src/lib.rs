@@ -6,7 +6,13 @@
 //! listener the caller bound until SIGTERM or Ctrl-C, then lets the source
 //! flush its state. IDs come from an [`IdSource`]: a [`Standalone`]
 //! generator, or whatever the caller adapts (the CLI adapts cluster mode);
-//! the service does not know which.
+//! the service does not know which. Its settings are one [`Config`].
+//!
+//! A request for IDs flows one way: the edge admits it (`edge`), the IDs
+//! route reads what it asks for (`routes::ids`: its query, its `Accept`),
+//! the issuer takes the generator the source allows (`issue`, `source`),
+//! the body is written (`body`), streamed in chunks when large
+//! (`chunks`), and handed out only if the source still allows it.
 //!
 //! ```
 //! use std::sync::Arc;
