@@ -10,6 +10,8 @@
 //! core holds (the presets, the text forms, the default layout's fields)
 //! are read from the core.
 
+use std::collections::BTreeSet;
+
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequestParts, Query as Pairs};
 use axum::http::request::Parts;
@@ -39,6 +41,8 @@ pub(crate) trait QuerySet: IntoParams + DeserializeOwned + Default + Send {
 /// `IntoParams`: its parameters are theirs, in order. `open NAME` adds a
 /// field that takes every other parameter, by name: the values of the
 /// layout's fields, which the document shows as the default layout's.
+/// `query_set!(@single T)` makes a struct that derives `IntoParams` itself
+/// a route's whole query.
 macro_rules! query_set {
     ($(#[$doc:meta])* $name:ident { $($part:ident: $ty:ty),+ $(,)? } $(open $rest:ident)?) => {
         $(#[$doc])*
@@ -81,16 +85,8 @@ macro_rules! query_set {
             }
         }
     };
-    (@single $($name:ident),+) => {
-        $(
-            impl $crate::routes::query::QuerySet for $name {
-                fn names() -> &'static [String] {
-                    static NAMES: std::sync::LazyLock<Vec<String>> =
-                        std::sync::LazyLock::new($crate::routes::query::names_of::<$name>);
-                    &NAMES
-                }
-            }
-        )+
+    (@single $name:ident) => {
+        $crate::routes::query::query_set!(@impl $name false);
     };
 }
 pub(crate) use query_set;
@@ -134,8 +130,9 @@ fn check<T: QuerySet>(
 ) -> Result<(), Problem> {
     let Pairs(pairs) = query.map_err(malformed)?;
     let names = T::names();
-    for (i, (name, _)) in pairs.iter().enumerate() {
-        if pairs[..i].iter().any(|(seen, _)| seen == name) {
+    let mut seen = BTreeSet::new();
+    for (name, _) in &pairs {
+        if !seen.insert(name) {
             let detail = format!("{name} is given more than once; give each parameter once");
             return Err(Problem::bad_request(name, detail));
         }
