@@ -11,6 +11,10 @@ use clap::{ArgMatches, Args, Parser, Subcommand};
 use snowflake::{Error, Layout, TextForm};
 
 use snowflake_io::{parse_time, resolve_layout};
+use snowflake_server::Config;
+
+/// Where `serve` listens, and `healthcheck` asks, unless told otherwise.
+const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 /// Compose, decode and generate Snowflake IDs.
 #[derive(Debug, Parser)]
@@ -574,7 +578,7 @@ pub struct ServeArgs {
     /// Address to listen on; loopback unless told otherwise.
     #[arg(
         long,
-        default_value = "127.0.0.1:8080",
+        default_value = DEFAULT_LISTEN,
         env = "SNOWFLAKE_LISTEN",
         value_name = "ADDR",
         value_parser = listen_addr
@@ -598,7 +602,7 @@ pub struct ServeArgs {
     /// Seconds one request may take.
     #[arg(
         long,
-        default_value = "10",
+        default_value_t = Config::DEFAULT_REQUEST_TIMEOUT.as_secs(),
         env = "SNOWFLAKE_REQUEST_TIMEOUT",
         value_name = "SECS",
         value_parser = timeout_secs
@@ -607,7 +611,7 @@ pub struct ServeArgs {
     /// Requests served at once; more wait their turn.
     #[arg(
         long,
-        default_value = "1024",
+        default_value_t = Config::DEFAULT_MAX_CONCURRENCY,
         env = "SNOWFLAKE_MAX_CONCURRENCY",
         value_name = "N",
         value_parser = concurrency
@@ -617,7 +621,7 @@ pub struct ServeArgs {
     /// once, so they cannot crowd out small ones.
     #[arg(
         long,
-        default_value = "2",
+        default_value_t = Config::DEFAULT_MAX_LARGE_BATCHES,
         env = "SNOWFLAKE_MAX_LARGE_BATCHES",
         value_name = "N",
         value_parser = concurrency
@@ -627,7 +631,7 @@ pub struct ServeArgs {
     /// connection waiting for its next request is bound by it too.
     #[arg(
         long,
-        default_value = "10",
+        default_value_t = Config::DEFAULT_HEADER_TIMEOUT.as_secs(),
         env = "SNOWFLAKE_HEADER_TIMEOUT",
         value_name = "SECS",
         value_parser = timeout_secs
@@ -636,7 +640,7 @@ pub struct ServeArgs {
     /// Seconds a connection may go without a byte moving either way.
     #[arg(
         long,
-        default_value = "60",
+        default_value_t = Config::DEFAULT_IDLE_TIMEOUT.as_secs(),
         env = "SNOWFLAKE_IDLE_TIMEOUT",
         value_name = "SECS",
         value_parser = timeout_secs
@@ -645,7 +649,7 @@ pub struct ServeArgs {
     /// Connections open at once; more wait in the listen backlog.
     #[arg(
         long,
-        default_value = "1024",
+        default_value_t = Config::DEFAULT_MAX_CONNECTIONS,
         env = "SNOWFLAKE_MAX_CONNECTIONS",
         value_name = "N",
         value_parser = concurrency
@@ -655,7 +659,7 @@ pub struct ServeArgs {
     /// connections are closed.
     #[arg(
         long,
-        default_value = "10",
+        default_value_t = Config::DEFAULT_SHUTDOWN_TIMEOUT.as_secs(),
         env = "SNOWFLAKE_SHUTDOWN_TIMEOUT",
         value_name = "SECS",
         value_parser = timeout_secs
@@ -693,6 +697,8 @@ pub struct ServeArgs {
     /// Fail readiness while the kernel says the clock is not synchronised,
     /// or puts its maximum error above MAX_ERROR_MS (default 100). Without
     /// it, the clock is only reported (in /readyz, /metrics and the log).
+    // The default and the help's figure are `Config::DEFAULT_MAX_CLOCK_ERROR_MS`
+    // (clap takes no typed missing value): `serve::tests` holds them equal.
     #[arg(
         long,
         value_name = "MAX_ERROR_MS",
@@ -1048,7 +1054,7 @@ pub struct HealthcheckArgs {
     /// unspecified address such as 0.0.0.0 is asked on loopback).
     #[arg(
         long,
-        default_value = "127.0.0.1:8080",
+        default_value = DEFAULT_LISTEN,
         env = "SNOWFLAKE_LISTEN",
         value_name = "ADDR",
         value_parser = listen_addr

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use snowflake::{Clock, Generator, Layout, SystemClock};
 use snowflake_io::parse_fields;
+use snowflake_mask::Masker;
 use snowflake_server::{Config, IdSource, Standalone};
 use snowflake_store::FileMarkStore;
 
@@ -52,22 +53,7 @@ pub fn run(args: &ServeArgs, given: &[(&str, &str, String)]) -> Result<(), Failu
         Some(path) => Some(Arc::new(crate::mask::masker(path, &layout)?)),
         None => None,
     };
-    let config = Config {
-        request_timeout: Duration::from_secs(args.request_timeout),
-        max_concurrency: args.max_concurrency,
-        max_large_batches: args.max_large_batches,
-        header_timeout: Duration::from_secs(args.header_timeout),
-        idle_timeout: Duration::from_secs(args.idle_timeout),
-        max_connections: args.max_connections,
-        shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
-        cors_origins: args.cors_origins.clone(),
-        loopback_hosts_only: false,
-        allowed_hosts: args.allowed_hosts.clone(),
-        http2: args.http2,
-        allow_unmask: args.allow_unmask,
-        masker,
-        require_clock_sync: args.require_clock_sync,
-    };
+    let config = config(args, masker);
     init_logging(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -92,6 +78,28 @@ pub fn run(args: &ServeArgs, given: &[(&str, &str, String)]) -> Result<(), Failu
             .await
             .map_err(|err| Failure::Runtime(err.to_string()))
     })
+}
+
+/// The server's settings from the flags, the one place they are built.
+fn config(args: &ServeArgs, masker: Option<Arc<Masker>>) -> Config {
+    let secs = Duration::from_secs;
+    let config = Config::new()
+        .with_request_timeout(secs(args.request_timeout))
+        .with_max_concurrency(args.max_concurrency)
+        .with_max_large_batches(args.max_large_batches)
+        .with_header_timeout(secs(args.header_timeout))
+        .with_idle_timeout(secs(args.idle_timeout))
+        .with_max_connections(args.max_connections)
+        .with_shutdown_timeout(secs(args.shutdown_timeout))
+        .with_cors_origins(args.cors_origins.clone())
+        .with_allowed_hosts(args.allowed_hosts.clone())
+        .with_http2(args.http2)
+        .with_allow_unmask(args.allow_unmask)
+        .with_require_clock_sync(args.require_clock_sync);
+    match masker {
+        Some(masker) => config.with_masker(masker),
+        None => config,
+    }
 }
 
 /// One generator with a fixed node identity, on the system clock: a request
@@ -134,4 +142,53 @@ fn init_logging(format: LogFormat) {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, FromArgMatches};
+    use snowflake_server::Config;
+
+    use super::config;
+    use crate::args::{Cli, Command, ServeArgs};
+
+    /// `serve` with `flags`, its variables ignored: what the environment of
+    /// the test run holds must not decide it.
+    fn serve(flags: &[&str]) -> ServeArgs {
+        let command =
+            Cli::command().mut_subcommand("serve", |serve| serve.mut_args(|arg| arg.env(None)));
+        let argv = ["snowflake", "serve"].iter().chain(flags);
+        let matches = command.try_get_matches_from(argv).unwrap();
+        match Cli::from_arg_matches(&matches).unwrap().command {
+            Command::Serve(args) => *args,
+            _ => unreachable!("the serve subcommand parsed as another"),
+        }
+    }
+
+    /// Every setting `serve` leaves at its default is the server's own
+    /// default: clap's defaults are the server's constants, not copies.
+    #[test]
+    fn the_flags_defaults_are_the_servers() {
+        assert_eq!(
+            format!("{:?}", config(&serve(&[]), None)),
+            format!("{:?}", Config::new())
+        );
+    }
+
+    /// `--require-clock-sync` without a bound takes the server's default
+    /// bound, the figure its help gives.
+    #[test]
+    fn require_clock_sync_alone_takes_the_default_bound() {
+        let bound = Config::DEFAULT_MAX_CLOCK_ERROR_MS;
+        assert_eq!(
+            serve(&["--require-clock-sync"]).require_clock_sync,
+            Some(bound)
+        );
+        let help = Cli::command()
+            .find_subcommand_mut("serve")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains(&format!("(default {bound})")), "{help}");
+    }
 }

@@ -10,12 +10,13 @@ use tracing::Level;
 
 use crate::config::Config;
 use crate::edge::{Edge, EdgeLayer};
-use crate::issue::Limits;
 use crate::page;
 use crate::routes;
+use crate::source::IdSource;
 use crate::state::AppState;
 
-/// The whole service as a router.
+/// The whole service as a router, handing out `source`'s IDs as `config`
+/// says.
 ///
 /// Requests are traced (tower-http's `TraceLayer`: a span, and a line when
 /// each starts and ends) only if the logger set up before this call would
@@ -24,12 +25,20 @@ use crate::state::AppState;
 /// level they would be made and dropped, a cost on every request. Answers
 /// of 500 and above are logged by the edge at error level, with the trace
 /// on or off.
-pub fn app(state: Arc<AppState>, config: &Config) -> Router {
-    let routes = routes::all(&Arc::new(Limits::new(config)), config.allow_unmask);
-    let edge = EdgeLayer::new(Edge::new(Arc::clone(&state), config, routes.issuing));
+pub fn app(source: Arc<dyn IdSource>, config: &Config) -> Router {
+    router(Arc::new(AppState::new(source, config)), config)
+}
+
+/// [`app`] around a state already made.
+pub(crate) fn router(state: Arc<AppState>, config: &Config) -> Router {
+    let routes = routes::all();
+    let issuing = routes.listed().iter().filter(|r| r.issuing);
+    let issuing = issuing.map(|r| r.path.clone()).collect();
+    let edge = EdgeLayer::new(Edge::new(Arc::clone(&state), config, issuing));
+    let (api, _) = routes.split();
     let routes = Router::new()
         .merge(page::router())
-        .merge(routes.router)
+        .merge(api)
         .fallback(|| async { StatusCode::NOT_FOUND })
         .with_state(state);
     // The edge also holds the server-wide concurrency limit, the request
@@ -43,4 +52,12 @@ pub fn app(state: Arc<AppState>, config: &Config) -> Router {
         routes
     };
     routes.layer(edge)
+}
+
+/// Every path of the API (the page aside) as the router holds it, and
+/// whether each was added as one that issues IDs: what a test walks to
+/// find every route that uses IDs up.
+#[doc(hidden)]
+pub fn api_routes() -> Vec<routes::ApiRoute> {
+    routes::all().listed().to_vec()
 }

@@ -1,158 +1,68 @@
-//! What every handler shares: the source of IDs and the metrics registry,
-//! and the one path by which IDs leave the service.
+//! What every handler shares: the issuer, the metrics registry, the
+//! kernel's view of the clock, and the operator's word on unmasking; and
+//! what the health routes ask of them (readiness, the metrics published on
+//! a scrape). Built once per service from its source and [`Config`].
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use axum::body::Body;
-use snowflake::{Clock, ErrorKind, Layout, SharedGenerator};
+use snowflake::{Clock, Layout};
 use snowflake_mask::Masker;
 
 use crate::clock_health::{KernelClock, KernelClockReader};
-
-use crate::issue::{self, Framing, Limits, MakeChunk};
+use crate::config::Config;
+use crate::issue::Issuer;
 use crate::problem::Problem;
-use crate::source::{IdSource, Unavailable};
+use crate::source::IdSource;
 use crate::telemetry::Telemetry;
 
 /// What every handler shares.
-pub struct AppState {
-    source: Arc<dyn IdSource>,
+pub(crate) struct AppState {
+    /// Where fresh IDs come from, and the promise they keep.
+    pub(crate) issuer: Arc<Issuer>,
     pub(crate) telemetry: Telemetry,
-    /// The start of every JSON ids body, made once rather than per request.
-    ids_prefix: Arc<str>,
-    /// Requests for up to this many IDs are served on the async worker: one
-    /// time unit's worth, so at most one wait for the next unit happens
-    /// there. Larger ones are streamed from the blocking pool.
-    inline_count: u64,
-    /// Set when issuing failed because the mark could not be stored, cleared
-    /// when issuing succeeds: readiness then fails with the IDs route.
-    store_failing: AtomicBool,
-    /// The keyed permutation IDs are shown through when a client asks for
-    /// them masked; `None` when the operator gave no key.
-    masker: Option<Arc<Masker>>,
     /// Where the kernel's view of the clock is read from.
     kernel_clock: KernelClockReader,
     /// The largest clock error readiness accepts, in ms, if the operator
     /// requires a synchronised clock.
     clock_requirement: Option<u64>,
-}
-
-impl std::fmt::Debug for AppState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState")
-            .field("source", &self.source)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The one message a client gets when the source cannot issue; the reason,
-/// which may name hosts or files, goes to the log.
-const UNAVAILABLE: &str = "this node cannot issue IDs right now; try again shortly";
-
-/// The message when only an operator can make the node issue again.
-const NEEDS_OPERATOR: &str = "this node cannot issue IDs until its operator acts";
-
-fn unavailable(why: &Unavailable) -> Problem {
-    tracing::debug!(reason = %why, "refused to issue");
-    if why.is_for_operator() {
-        Problem::needs_operator(NEEDS_OPERATOR)
-    } else {
-        Problem::unavailable(UNAVAILABLE)
-    }
+    /// The operator's word that `/api/v1/unmask/{id}` may answer.
+    pub(crate) allow_unmask: bool,
+    /// How long a request may take, a streamed body's reading included.
+    pub(crate) request_timeout: Duration,
 }
 
 impl AppState {
-    /// State around a source of IDs.
-    pub fn new(source: Arc<dyn IdSource>) -> Self {
-        let layout = source.layout();
+    /// The state of a service issuing `source`'s IDs, set up by `config`.
+    pub(crate) fn new(source: Arc<dyn IdSource>, config: &Config) -> Self {
         AppState {
-            ids_prefix: format!(
-                "{{\"layout\":{},\"ids\":[",
-                serde_json::Value::from(layout.name().into_owned())
-            )
-            .into(),
-            inline_count: layout.ids_per_tick().unwrap_or(1),
-            store_failing: AtomicBool::new(false),
-            masker: None,
-            kernel_clock: KernelClock::reader(),
-            clock_requirement: None,
+            issuer: Arc::new(Issuer::new(source, config)),
             telemetry: Telemetry::new(),
-            source,
+            kernel_clock: Arc::clone(&config.kernel_clock),
+            clock_requirement: config.require_clock_sync,
+            allow_unmask: config.allow_unmask,
+            request_timeout: config.request_timeout,
         }
     }
 
-    /// The state, with `masker` for the IDs clients ask for masked
-    /// (`/api/v1/ids?masked=true`) and, where the operator allows it,
-    /// `/api/v1/unmask/{id}`. The masker must be for the source's layout.
-    pub fn with_masker(mut self, masker: Arc<Masker>) -> Self {
-        self.masker = Some(masker);
-        self
+    /// The source IDs come from.
+    pub(crate) fn source(&self) -> &Arc<dyn IdSource> {
+        self.issuer.source()
     }
 
-    /// The state, reading the kernel's view of the clock from `reader`
-    /// instead of the kernel (a test's fake clock).
-    pub fn with_kernel_clock(mut self, reader: KernelClockReader) -> Self {
-        self.kernel_clock = reader;
-        self
+    /// The layout IDs are issued in.
+    pub(crate) fn layout(&self) -> &Layout {
+        self.source().layout()
     }
 
-    /// The state, ready only while the kernel says the clock is
-    /// synchronised with a maximum error of at most `max_error_ms`.
-    pub fn requiring_clock_sync(mut self, max_error_ms: u64) -> Self {
-        self.clock_requirement = Some(max_error_ms);
-        self
+    /// The clock the service reads for "now".
+    pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
+        self.source().clock()
     }
 
     /// The masker, if the operator gave a key.
     pub(crate) fn masker(&self) -> Option<&Masker> {
-        self.masker.as_deref()
-    }
-
-    /// The source IDs come from.
-    pub fn source(&self) -> &Arc<dyn IdSource> {
-        &self.source
-    }
-
-    /// The layout IDs are issued in.
-    pub fn layout(&self) -> &Layout {
-        self.source.layout()
-    }
-
-    /// The clock the service reads for "now".
-    pub fn clock(&self) -> &Arc<dyn Clock> {
-        self.source.clock()
-    }
-
-    /// Runs `issue` on the generator the node may issue from now, and hands
-    /// its result out only if the source still allows it afterwards.
-    pub(crate) fn with_generator<T>(
-        &self,
-        issue: impl FnOnce(&SharedGenerator) -> Result<T, snowflake::Error>,
-    ) -> Result<T, Problem> {
-        let generator = self.source.current().map_err(|why| unavailable(&why))?;
-        let out = match issue(&generator) {
-            Ok(out) => {
-                // Read first: a store on every request would pass the flag's
-                // cache line between cores even while it stays false.
-                if self.store_failing.load(Ordering::Relaxed) {
-                    self.store_failing.store(false, Ordering::Relaxed);
-                }
-                out
-            }
-            Err(err) => {
-                if err.kind() == ErrorKind::Store {
-                    self.store_failing.store(true, Ordering::Relaxed);
-                }
-                return Err(Problem::from_issue(&err));
-            }
-        };
-        if !self.source.still_valid(&generator) {
-            return Err(unavailable(&Unavailable::new(
-                "the source's right to issue ended while these IDs were made; none were issued",
-            )));
-        }
-        Ok(out)
+        self.issuer.masker()
     }
 
     /// Whether the node can issue now: the readiness body, or why not. After
@@ -160,13 +70,13 @@ impl AppState {
     /// shows whether the store works again. The body says what the kernel
     /// says of the clock and how long the layout has left; the clock fails
     /// readiness only where the operator requires it synchronised.
-    pub fn ready(&self) -> Result<serde_json::Value, Problem> {
-        if self.store_failing.load(Ordering::Relaxed) {
-            self.with_generator(|g| g.next_id())?;
+    pub(crate) fn ready(&self) -> Result<serde_json::Value, Problem> {
+        if self.issuer.store_failing() {
+            self.issuer.with_generator(|g| g.next_id())?;
         } else {
-            self.with_generator(|g| g.ready())?;
+            self.issuer.with_generator(|g| g.ready())?;
         }
-        let clock = (self.kernel_clock)();
+        let clock = self.kernel_clock();
         if let Some(max_error_ms) = self.clock_requirement {
             let short = match &clock {
                 Some(clock) => clock.falls_short_of(max_error_ms),
@@ -182,7 +92,7 @@ impl AppState {
         }
         let mut body = serde_json::Map::new();
         body.insert("status".into(), "ready".into());
-        body.extend(self.source.status());
+        body.extend(self.source().status());
         body.insert(
             "clock".into(),
             clock.map_or(serde_json::Value::Null, |c| c.to_json()),
@@ -201,38 +111,14 @@ impl AppState {
         (self.kernel_clock)()
     }
 
-    /// Whether a request for `count` IDs is streamed: more than one time
-    /// unit holds. Smaller ones are made at once ([`AppState::issue_now`]).
-    pub(crate) fn streams(&self, count: u64) -> bool {
-        count > self.inline_count
-    }
-
-    /// `count` fresh IDs that fit in one time unit as a response body, JSON
-    /// or one per line, made at once.
-    pub(crate) fn issue_now(&self, count: u64, framing: Framing) -> Result<Body, Problem> {
-        Ok(Body::from(self.make(&framing, count, true, true)?))
-    }
-
-    /// `count` fresh IDs, more than one time unit holds, as a body streamed
-    /// in chunks made as the client reads (see `issue`).
-    pub(crate) async fn issue_streamed(
-        self: &Arc<Self>,
-        count: u64,
-        framing: Framing,
-        limits: &Limits,
-    ) -> Result<Body, Problem> {
-        let deadline = tokio::time::Instant::now() + limits.request_timeout;
-        issue::streamed(self, &limits.large, framing, count, deadline).await
-    }
-
     /// Copies the generator's and the source's counters into the metrics
     /// registry; called on each scrape, so the hot path pays nothing for them.
     pub(crate) fn publish_metrics(&self) {
-        self.telemetry.scope(|| self.source.publish_metrics());
+        self.telemetry.scope(|| self.source().publish_metrics());
         let ready = self.ready().is_ok();
         self.telemetry
             .scope(|| metrics::gauge!("snowflake_ready").set(if ready { 1.0 } else { 0.0 }));
-        if let Ok(generator) = self.source.current() {
+        if let Ok(generator) = self.source().current() {
             self.telemetry.publish_generator(&generator.stats());
         }
         let time_left = self.time_left();
@@ -252,33 +138,5 @@ impl AppState {
                 metrics::gauge!("snowflake_clock_offset_seconds").set(clock.offset_ms / 1e3);
             }
         });
-    }
-}
-
-impl MakeChunk for AppState {
-    fn make(
-        &self,
-        framing: &Framing,
-        count: u64,
-        first: bool,
-        last: bool,
-    ) -> Result<Vec<u8>, Problem> {
-        let mask = match (framing.masked, &self.masker) {
-            (false, _) => None,
-            (true, Some(masker)) => Some(&**masker),
-            // The route refuses `masked` without a key before it gets here.
-            (true, None) => return Err(Problem::internal()),
-        };
-        self.with_generator(|generator| {
-            issue::write(
-                generator,
-                &self.ids_prefix,
-                framing,
-                mask,
-                count,
-                first,
-                last,
-            )
-        })
     }
 }

@@ -93,7 +93,7 @@ impl Edge {
         if let Some(refused) = self.wrong_host(request) {
             return Admission::Answered(refused);
         }
-        if !self.issuing.contains(&path) {
+        if !self.issuing.iter().any(|issuing| issuing == path) {
             return Admission::Served(None);
         }
         match self.origin(request) {

@@ -54,11 +54,11 @@ pub(crate) struct Edge {
     allowed_hosts: Vec<String>,
     /// The routes that use up IDs, which a foreign page must not call, as
     /// the routes declared themselves.
-    issuing: Vec<&'static str>,
+    issuing: Vec<String>,
 }
 
 impl Edge {
-    pub(crate) fn new(state: Arc<AppState>, config: &Config, issuing: Vec<&'static str>) -> Self {
+    pub(crate) fn new(state: Arc<AppState>, config: &Config, issuing: Vec<String>) -> Self {
         Edge {
             issuing,
             state,

@@ -6,34 +6,35 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
 use snowflake::{Id, Layout, TextForm};
 use tokio::time::Instant;
 
-use super::Routes;
-use super::params::{QueryParams, layout_of, only, text_form};
+use super::accept::{Negotiated, offers, uncached};
+use super::query::{FormQuery, LayoutQuery, Query, query_set};
 use crate::chunks::{self, ChunkSender, Room};
-use crate::issue::Limits;
 use crate::problem::Problem;
+use crate::state::AppState;
 use snowflake_io::{Decoder, Format, Records, StreamError, Tokens};
 
 /// The most IDs one request may hold.
 pub const MAX_BULK: u64 = 10_000;
 
-/// The record format `Accept` asks for: NDJSON, CSV, or else a JSON array.
-fn format_of(headers: &HeaderMap) -> (Format, &'static str) {
-    let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if accept.contains("application/x-ndjson") || accept.contains("application/ndjson") {
-        (Format::Ndjson, "application/x-ndjson")
-    } else if accept.contains("text/csv") {
-        (Format::Csv, "text/csv; charset=utf-8")
-    } else {
-        (Format::Json, "application/json")
-    }
+// The record formats, by `Accept`: a JSON array unless asked otherwise.
+offers!(Format {
+    "application/json" => Format::Json,
+    "application/json; charset=utf-8" => Format::Json,
+    "application/x-ndjson" => Format::Ndjson,
+    "application/ndjson" => Format::Ndjson,
+    "text/csv; charset=utf-8" => Format::Csv,
+    "text/csv" => Format::Csv,
+});
+
+query_set! {
+    /// What a bulk decode takes besides its body.
+    DecodeManyQuery { layout: LayoutQuery, form: FormQuery }
 }
 
 /// Whether the body is a JSON array; anything else is read as text.
@@ -56,13 +57,7 @@ fn too_many() -> Problem {
 
 /// Decode many IDs: a JSON array of strings (`Content-Type: application/json`)
 /// or text, one ID per line or whitespace-separated.
-#[utoipa::path(post, path = "/api/v1/decode", tag = "ids",
-    params(
-        ("layout" = Option<String>, Query, description = "preset name or custom layout"),
-        ("epoch" = Option<String>, Query, description = "override the layout's epoch"),
-        ("tick_ms" = Option<String>, Query, description = "override the layout's tick"),
-        ("format" = Option<String>, Query, description = "read the IDs in this text form; without it, decimal and 0x hex; CSV writes the id column in it"),
-    ),
+#[utoipa::path(post, path = "/api/v1/decode", tag = "ids", params(DecodeManyQuery),
     request_body(description = "up to 10000 IDs", content(
         (Vec<String> = "application/json", example = json!(["4194439168", "0xfa021000"])),
         (String = "text/plain", example = "4194439168\n0xfa021000\n"),
@@ -76,34 +71,27 @@ fn too_many() -> Problem {
             (String = "text/csv"),
         )),
         (status = 400, description = "bad parameters, or a body that is not a JSON array of strings", body = Problem, content_type = "application/problem+json"),
+        (status = 406, description = "an Accept header that takes none of JSON, NDJSON and CSV", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "more than 10000 IDs, or a body over the size limit", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn decode_many(
-    limits: Arc<Limits>,
+pub(crate) async fn decode_many(
+    State(state): State<Arc<AppState>>,
+    Negotiated(format): Negotiated<Format>,
+    Query(query): Query<DecodeManyQuery>,
     headers: HeaderMap,
-    QueryParams(params): QueryParams,
     body: Bytes,
 ) -> Result<Response, Problem> {
-    only(&params, &["layout", "epoch", "tick_ms", "format"])?;
-    let layout = layout_of(&params)?;
-    let form = text_form(&params)?;
-    let (format, content_type) = format_of(&headers);
+    let layout = query.layout.layout()?;
+    let form = query.form.form()?;
     let input = Input::read(is_json(&headers), body)?;
-    let deadline = Instant::now() + limits.request_timeout;
+    let deadline = Instant::now() + state.request_timeout;
     let (tx, body) = chunks::channel(deadline);
     tokio::spawn(async move {
         if let Err(err) = answer(&tx, &layout, form, format, &input).await {
             tracing::warn!(error = %err, "a bulk decode answer stopped early");
         }
     });
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        body,
-    )
-        .into_response())
+    Ok(uncached(format, body))
 }
 
 /// A request's IDs, checked before the answer starts: a JSON array of
@@ -129,7 +117,11 @@ impl Input {
         }
         let mut tokens = Tokens::new(&body[..]);
         let mut count = 0u64;
-        while tokens.next_token().map_err(|_| internal())?.is_some() {
+        while tokens
+            .next_token()
+            .map_err(|_| Problem::internal())?
+            .is_some()
+        {
             count += 1;
             if count > MAX_BULK {
                 return Err(too_many());
@@ -194,21 +186,3 @@ async fn answer(
 
 /// The size of a piece of the answer.
 const PIECE: usize = 16 * 1024;
-
-fn internal() -> Problem {
-    Problem::new(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "internal",
-        "internal server error",
-    )
-}
-
-/// The route; `limits` give the time a client has to read the answer.
-pub(crate) fn routes(limits: Arc<Limits>) -> Routes {
-    Routes::default().route(
-        "/api/v1/decode",
-        axum::routing::post(move |headers: HeaderMap, query: QueryParams, body: Bytes| {
-            decode_many(Arc::clone(&limits), headers, query, body)
-        }),
-    )
-}

@@ -6,23 +6,14 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 
-use super::Routes;
 use crate::problem::Problem;
 use crate::state::AppState;
-
-pub(crate) fn routes() -> Routes {
-    Routes::default()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
-}
 
 /// The process is alive.
 #[utoipa::path(get, path = "/healthz", tag = "meta",
     responses((status = 200, description = "alive", body = crate::routes::schema::StatusSchema)))]
-pub async fn healthz() -> Response {
+pub(crate) async fn healthz() -> Response {
     Json(serde_json::json!({"status": "ok"})).into_response()
 }
 
@@ -32,14 +23,14 @@ pub async fn healthz() -> Response {
         (status = 200, description = "ready", body = crate::routes::schema::StatusSchema),
         (status = 503, description = "cannot issue now", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Problem> {
+pub(crate) async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, Problem> {
     Ok(Json(state.ready()?).into_response())
 }
 
 /// Prometheus metrics.
 #[utoipa::path(get, path = "/metrics", tag = "meta",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
-pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     state.publish_metrics();
     (
         [(

@@ -1,10 +1,21 @@
 //! The shapes of the API's JSON bodies, for the OpenAPI document. They
-//! describe what the core's `serde` impls write; nothing serialises them.
+//! describe what the core's `serde` impls write (the core has no utoipa of
+//! its own); nothing serialises them. Where the core holds the list (the
+//! text forms), the schema is made from it; the rest are held to what the
+//! core writes by `tests/api/document.rs`, which checks the core's values
+//! and the routes' answers against them property by property. A value the
+//! core writes as null is still written, so it is required (and nullable).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use utoipa::ToSchema;
+use snowflake::{Id, TextForm};
+use utoipa::openapi::{ObjectBuilder, RefOr, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+/// The ID the examples show.
+const EXAMPLE_ID: u64 = 4194439168;
 
 /// One labelled run of bits.
 #[derive(Serialize, ToSchema)]
@@ -24,7 +35,7 @@ pub struct SegmentSchema {
 #[schema(as = Decoded)]
 pub struct DecodedSchema {
     /// The ID as a decimal string (JavaScript numbers lose precision above 2^53).
-    #[schema(example = "4194439168")]
+    #[schema(example = json!(EXAMPLE_ID.to_string()))]
     id: String,
     #[schema(example = "twitter")]
     layout: String,
@@ -40,22 +51,43 @@ pub struct DecodedSchema {
     text: TextSchema,
 }
 
-/// The ID in its other text forms; base32 and base62 are fixed-width, so
-/// their text sorts as the IDs do.
-#[derive(Serialize, ToSchema)]
-#[schema(as = TextForms)]
-pub struct TextSchema {
-    #[schema(example = "0xfa021000")]
-    hex: String,
-    /// Crockford base32, 13 upper-case characters.
-    #[schema(example = "0000003X04400")]
-    base32: String,
-    /// `0-9A-Za-z`, 11 characters.
-    #[schema(example = "000004ZrREe")]
-    base62: String,
-    /// Bitcoin's alphabet, 1 to 11 characters.
-    #[schema(example = "7Pebdh")]
-    base58: String,
+/// The ID in each of the core's text forms but decimal (`id` itself):
+/// made from `TextForm::ENCODED`, so a form added to the core is here.
+/// (`Serialize` only for the untagged enums below that hold it.)
+#[derive(Serialize)]
+pub struct TextSchema;
+
+impl PartialSchema for TextSchema {
+    fn schema() -> RefOr<Schema> {
+        let id = Id::new(EXAMPLE_ID);
+        let fixed: Vec<&str> = TextForm::ENCODED
+            .iter()
+            .filter(|form| form.fixed_width().is_some())
+            .map(|form| form.name())
+            .collect();
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(format!(
+            "The ID in its other text forms; {} are fixed-width, so their text sorts as the IDs do.",
+            fixed.join(" and ")
+        )));
+        for &form in TextForm::ENCODED {
+            let width = match form.fixed_width() {
+                Some(width) => format!("always {width} characters"),
+                None => "no fixed width".to_string(),
+            };
+            let property = ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(format!("digits {}, {width}", form.alphabet())))
+                .examples([id.to_text(form)]);
+            object = object.property(form.name(), property).required(form.name());
+        }
+        object.into()
+    }
+}
+
+impl ToSchema for TextSchema {
+    fn name() -> Cow<'static, str> {
+        "TextForms".into()
+    }
 }
 
 /// One preset's reading of an ID.
@@ -65,18 +97,20 @@ pub struct ReadingSchema {
     #[schema(example = "discord")]
     layout: String,
     /// Who uses the preset.
-    #[schema(example = "Discord")]
+    #[schema(required = true, example = "Discord")]
     platform: Option<String>,
     /// When the platform's IDs began; earlier times are implausible.
-    #[schema(example = "2015-01-01T00:00:00.000Z")]
+    #[schema(required = true, example = "2015-01-01T00:00:00.000Z")]
     launched: Option<String>,
     /// `impossible` (the layout cannot decode the ID), `implausible` (a time
     /// in the future, or before the platform began) or `possible`.
     #[schema(example = "possible")]
     verdict: String,
     /// Why it is impossible or implausible; null when possible.
+    #[schema(required = true)]
     reason: Option<String>,
     /// The breakdown; null when impossible.
+    #[schema(required = true)]
     decoded: Option<DecodedSchema>,
 }
 
@@ -106,6 +140,7 @@ pub struct BadRecordSchema {
     )]
     error: String,
     /// `id`, or the parameter at fault.
+    #[schema(required = true)]
     field: Option<String>,
 }
 
@@ -158,9 +193,11 @@ pub struct LayoutSchema {
     time_bits: u8,
     /// `[name, bits]` pairs, most significant first.
     fields: Vec<(String, u8)>,
+    #[schema(required = true)]
     sequence: Option<String>,
     last_ms: i64,
     last: String,
+    #[schema(required = true)]
     ids_per_ms: Option<f64>,
     nodes: u64,
 }

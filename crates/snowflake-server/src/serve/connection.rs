@@ -47,26 +47,7 @@ pub(super) async fn connection(
     _slot: OwnedSemaphorePermit,
 ) {
     let activity = Arc::new(Activity::new(timeouts.header));
-    // A builder per connection, since each has its own header timer; it
-    // costs two small allocations a connection, against the tokio sleep a
-    // shared timer made and boxed for every request.
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(HeaderTimer(Arc::clone(&activity)))
-        .header_read_timeout(timeouts.header)
-        .max_buf_size(MAX_BUF);
-    if http2 {
-        builder
-            .http2()
-            .timer(TokioTimer::new())
-            .max_concurrent_streams(Config::HTTP2_MAX_STREAMS)
-            .max_send_buf_size(MAX_BUF)
-            .initial_stream_window_size(MAX_BUF as u32)
-            .initial_connection_window_size(4 * MAX_BUF as u32);
-    } else {
-        builder = builder.http1_only();
-    }
+    let builder = builder(&activity, timeouts.header, http2);
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
     let seen = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
@@ -108,6 +89,34 @@ pub(super) async fn connection(
             }
         }
     }
+}
+
+/// How the connection is spoken: a builder per connection, since each has
+/// its own header timer; it costs two small allocations a connection,
+/// against the tokio sleep a shared timer made and boxed for every request.
+fn builder(
+    activity: &Arc<Activity>,
+    header: Duration,
+    http2: bool,
+) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(HeaderTimer(Arc::clone(activity)))
+        .header_read_timeout(header)
+        .max_buf_size(MAX_BUF);
+    if http2 {
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_concurrent_streams(Config::HTTP2_MAX_STREAMS)
+            .max_send_buf_size(MAX_BUF)
+            .initial_stream_window_size(MAX_BUF as u32)
+            .initial_connection_window_size(4 * MAX_BUF as u32);
+    } else {
+        builder = builder.http1_only();
+    }
+    builder
 }
 
 pin_project! {

@@ -76,14 +76,7 @@ pub async fn serve_until(
         config.loopback_hosts_only = true;
     }
     tracing::info!(%addr, layout = %source.layout(), "listening on http://{addr}/");
-    let mut state = AppState::new(Arc::clone(&source));
-    if let Some(masker) = &config.masker {
-        state = state.with_masker(Arc::clone(masker));
-    }
-    if let Some(max_error_ms) = config.require_clock_sync {
-        state = state.requiring_clock_sync(max_error_ms);
-    }
-    let state = Arc::new(state);
+    let state = Arc::new(AppState::new(Arc::clone(&source), &config));
     report_clock_and_lifetime(&state);
     // The recorder folds histogram samples only when asked; without this an
     // unscraped server would hold every sample it ever took.
@@ -95,7 +88,7 @@ pub async fn serve_until(
             upkeep_state.telemetry.handle().run_upkeep();
         }
     });
-    let router = crate::app::app(state, &config);
+    let router = crate::app::router(state, &config);
     let served = accept(listener, router, &config, stop).await;
     upkeep.abort();
     // Until the aborted task is dropped it holds the state, and through it
@@ -211,7 +204,14 @@ async fn accept(
     }
     drop(listener);
     let _ = closing.send(true);
-    let drained = tokio::time::timeout(config.shutdown_timeout, async {
+    drain(connections, config.shutdown_timeout).await;
+    Ok(())
+}
+
+/// Waits up to `deadline` for the connections asked to finish, then closes
+/// those left.
+async fn drain(mut connections: JoinSet<()>, deadline: Duration) {
+    let drained = tokio::time::timeout(deadline, async {
         while connections.join_next().await.is_some() {}
     })
     .await;
@@ -222,7 +222,6 @@ async fn accept(
         );
         connections.shutdown().await;
     }
-    Ok(())
 }
 
 /// Caps what the kernel queues for a client that does not read (see

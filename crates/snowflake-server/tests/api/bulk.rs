@@ -195,3 +195,26 @@ async fn bulk_decode_csv_neutralises_formulas() {
         }
     }
 }
+
+/// The record format by `Accept`: `text/*` takes CSV, the only text the
+/// route writes; a header that takes none of JSON, NDJSON and CSV is 406.
+#[tokio::test]
+async fn accept_picks_the_format_or_is_406() {
+    let reply = post("/api/v1/decode", "text/plain", "text/*", "4194439168").await;
+    assert_eq!(reply.content_type, "text/csv; charset=utf-8");
+    let reply = post(
+        "/api/v1/decode",
+        "text/plain",
+        "text/csv;q=0.2, application/ndjson",
+        "4194439168",
+    )
+    .await;
+    assert_eq!(reply.content_type, "application/x-ndjson");
+    let reply = post("/api/v1/decode", "text/plain", "image/png", "4194439168").await;
+    assert_problem(
+        &reply,
+        StatusCode::NOT_ACCEPTABLE,
+        Some("accept"),
+        "this route writes application/json, application/x-ndjson or text/csv",
+    );
+}

@@ -5,17 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snowflake::{Clock, Generator, Layout, SystemClock};
-use snowflake_server::{Config, Standalone};
+use snowflake_server::Standalone;
 
 use crate::support::*;
 
 #[tokio::test]
 async fn a_client_trickling_headers_is_cut_off() {
     use tokio::io::AsyncWriteExt;
-    let config = Config {
-        header_timeout: Duration::from_secs(1),
-        ..config()
-    };
+    let config = config().with_header_timeout(Duration::from_secs(1));
     let served = Served::start(config).await;
     let mut stream = served.connect().await;
     stream
@@ -53,11 +50,9 @@ async fn a_client_trickling_headers_is_cut_off() {
 #[tokio::test]
 async fn a_kept_alive_connection_waits_for_its_next_request_no_longer_than_the_header_timeout() {
     use tokio::io::AsyncWriteExt;
-    let config = Config {
-        header_timeout: Duration::from_secs(1),
-        idle_timeout: Duration::from_secs(60),
-        ..config()
-    };
+    let config = config()
+        .with_header_timeout(Duration::from_secs(1))
+        .with_idle_timeout(Duration::from_secs(60));
     let served = Served::start(config).await;
     let mut stream = served.connect().await;
     // Requests that keep coming, each well within the timeout, keep the
@@ -106,10 +101,7 @@ async fn a_kept_alive_connection_waits_for_its_next_request_no_longer_than_the_h
 #[tokio::test]
 async fn a_body_sent_slowly_after_its_headers_is_not_cut_off_by_the_header_timeout() {
     use tokio::io::AsyncWriteExt;
-    let config = Config {
-        header_timeout: Duration::from_secs(1),
-        ..config()
-    };
+    let config = config().with_header_timeout(Duration::from_secs(1));
     let served = Served::start(config).await;
     let mut stream = served.connect().await;
     let body = b"[\"1\", \"2\", \"3\", \"4\"]";
@@ -130,11 +122,9 @@ async fn a_body_sent_slowly_after_its_headers_is_not_cut_off_by_the_header_timeo
 
 #[tokio::test]
 async fn an_idle_connection_is_closed() {
-    let config = Config {
-        idle_timeout: Duration::from_secs(1),
-        header_timeout: Duration::from_secs(30),
-        ..config()
-    };
+    let config = config()
+        .with_idle_timeout(Duration::from_secs(1))
+        .with_header_timeout(Duration::from_secs(30));
     let served = Served::start(config).await;
     let mut stream = served.connect().await;
     let (_, after) = read_until_closed(&mut stream, Duration::from_secs(5))
@@ -147,11 +137,9 @@ async fn an_idle_connection_is_closed() {
 #[tokio::test]
 async fn shutdown_closes_a_half_sent_request_at_the_deadline() {
     use tokio::io::AsyncWriteExt;
-    let config = Config {
-        header_timeout: Duration::from_secs(60),
-        shutdown_timeout: Duration::from_secs(1),
-        ..config()
-    };
+    let config = config()
+        .with_header_timeout(Duration::from_secs(60))
+        .with_shutdown_timeout(Duration::from_secs(1));
     let served = Served::start(config).await;
     let mut stream = served.connect().await;
     stream
@@ -174,10 +162,7 @@ async fn shutdown_closes_a_half_sent_request_at_the_deadline() {
 #[tokio::test]
 async fn connections_past_the_cap_wait_for_one_to_close() {
     use tokio::io::AsyncWriteExt;
-    let config = Config {
-        max_connections: 2,
-        ..config()
-    };
+    let config = config().with_max_connections(2);
     let served = Served::start(config).await;
     let first = served.connect().await;
     let _second = served.connect().await;
@@ -227,12 +212,10 @@ async fn a_silent_or_half_open_connection_is_closed_at_the_header_timeout() {
     use tokio::io::AsyncWriteExt;
     let header = Duration::from_secs(1);
     for http2 in [false, true] {
-        let config = Config {
-            header_timeout: header,
-            idle_timeout: Duration::from_secs(60),
-            http2,
-            ..config()
-        };
+        let config = config()
+            .with_header_timeout(header)
+            .with_idle_timeout(Duration::from_secs(60))
+            .with_http2(http2);
         let served = Served::start(config).await;
         for (first, what) in [(&b""[..], "silent"), (&h2::PREFACE[..10], "half a preface")] {
             let mut stream = served.connect().await;
@@ -278,12 +261,10 @@ fn keep_pinging(mut writer: tokio::net::tcp::OwnedWriteHalf) -> tokio::task::Joi
 async fn http2_control_frames_do_not_keep_a_connection_open() {
     use tokio::io::AsyncWriteExt;
     let header = Duration::from_secs(1);
-    let config = Config {
-        header_timeout: header,
-        idle_timeout: Duration::from_secs(3),
-        http2: true,
-        ..config()
-    };
+    let config = config()
+        .with_header_timeout(header)
+        .with_idle_timeout(Duration::from_secs(3))
+        .with_http2(true);
     let served = Served::start(config).await;
 
     // Before any request.

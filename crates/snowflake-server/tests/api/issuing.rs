@@ -11,7 +11,7 @@ use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use snowflake::{Clock, Generator, Layout, MarkStore, SystemClock};
-use snowflake_server::{AppState, Standalone, app};
+use snowflake_server::{Standalone, app};
 use snowflake_store::FileMarkStore;
 use tower::ServiceExt;
 
@@ -21,7 +21,7 @@ use crate::support::*;
 async fn ids_come_from_this_node_strictly_increasing() {
     let config = config();
     let source = standalone();
-    let state = Arc::new(AppState::new(source.clone()));
+    let state = source.clone();
     let router = app(state, &config);
     let mut all = Vec::new();
     for _ in 0..3 {
@@ -72,6 +72,48 @@ async fn ids_default_count_plain_text_and_limits() {
     }
 }
 
+/// What `Accept` asks for decides the body, by q-values and wildcards; a
+/// header that takes neither JSON nor text is a 406 that issues nothing.
+#[tokio::test]
+async fn accept_is_negotiated_and_nothing_acceptable_is_406() {
+    let source = standalone();
+    let router = app(source.clone(), &config());
+    let ask = |accept: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = with_headers(Method::GET, "/api/v1/ids?count=2", &[("accept", accept)]);
+            Reply::of(router.oneshot(request).await.unwrap()).await
+        }
+    };
+    for (accept, content_type) in [
+        ("*/*", "application/json"),
+        ("text/*", "text/plain; charset=utf-8"),
+        (
+            "application/json;q=0.5, text/plain",
+            "text/plain; charset=utf-8",
+        ),
+        ("text/plain;q=0.5, application/json", "application/json"),
+        ("text/html, */*;q=0.8", "application/json"),
+    ] {
+        let reply = ask(accept).await;
+        assert_eq!(reply.status, StatusCode::OK, "{accept}");
+        assert_eq!(reply.content_type, content_type, "{accept}");
+    }
+    let before = source.generator().stats().issued;
+    let reply = ask("image/png").await;
+    assert_problem(
+        &reply,
+        StatusCode::NOT_ACCEPTABLE,
+        Some("accept"),
+        "this route writes application/json or text/plain; the Accept header \"image/png\" takes none of them",
+    );
+    assert_eq!(
+        source.generator().stats().issued,
+        before,
+        "a 406 issued IDs"
+    );
+}
+
 #[tokio::test]
 async fn a_mark_far_ahead_of_the_clock_refuses_to_start() {
     // A state file whose mark lies an hour ahead: the generator refuses to
@@ -100,7 +142,7 @@ async fn clock_far_behind_is_503_until_it_catches_up() {
     let clock = Arc::new(snowflake::ManualClock::new(1_700_000_000_000));
     let config = config();
     let source = Standalone::new(generator_on(clock.clone()));
-    let router = app(Arc::new(AppState::new(source)), &config);
+    let router = app(source, &config);
     let call = |uri: &'static str| {
         let router = router.clone();
         async move {
@@ -143,7 +185,7 @@ async fn clock_far_behind_is_503_until_it_catches_up() {
 async fn a_source_that_cannot_issue_is_503_with_a_fixed_message() {
     use std::sync::atomic::Ordering::SeqCst;
     let source = FakeSource::new();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let router = app(source.clone(), &config());
     let call = |method: Method, uri: &'static str| {
         let router = router.clone();
         async move {
@@ -213,12 +255,14 @@ async fn a_source_that_cannot_issue_is_503_with_a_fixed_message() {
 #[tokio::test]
 async fn head_never_issues_ids() {
     let source = standalone();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let router = app(source.clone(), &config());
     let before = source.generator().stats().issued;
     for uri in ["/api/v1/ids?count=100000", "/api/v1/ids"] {
-        let (status, body) =
-            text_of(&router, Request::head(uri).body(Body::empty()).unwrap()).await;
-        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{uri}: {body}");
+        let request = Request::head(uri).body(Body::empty()).unwrap();
+        let reply = Reply::of(router.clone().oneshot(request).await.unwrap()).await;
+        assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{uri}");
+        // The methods that do issue, as the route declares them.
+        assert_eq!(reply.headers[header::ALLOW], "GET,POST", "{uri}");
     }
     assert_eq!(source.generator().stats().issued, before, "HEAD issued IDs");
     // The page and the API's other routes still answer HEAD.
@@ -235,10 +279,7 @@ async fn a_clock_before_the_epoch_is_503_and_blames_no_parameter() {
     let layout = Layout::twitter().with_epoch_ms(4_102_444_800_000).unwrap();
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let generator = Generator::builder(layout).clock(clock).build().unwrap();
-    let router = app(
-        Arc::new(AppState::new(Standalone::new(generator))),
-        &config(),
-    );
+    let router = app(Standalone::new(generator), &config());
     for uri in ["/api/v1/ids", "/api/v1/ids?count=9000", "/readyz"] {
         let response = router
             .clone()
@@ -291,10 +332,7 @@ fn over_store(store: impl MarkStore + 'static) -> Router {
         .reserve_ms(2)
         .build()
         .unwrap();
-    app(
-        Arc::new(AppState::new(Standalone::new(generator))),
-        &config(),
-    )
+    app(Standalone::new(generator), &config())
 }
 
 /// A GET through `router`: its status, and whether it says when to retry.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
-use snowflake_server::{AppState, Config, app};
+use snowflake_server::app;
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -20,12 +20,10 @@ async fn slow_requests_time_out_as_problems() {
         inside: 0.into(),
         most: 0.into(),
     });
-    let config = Config {
-        request_timeout: Duration::from_millis(20),
-        max_concurrency: 1,
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let config = config()
+        .with_request_timeout(Duration::from_millis(20))
+        .with_max_concurrency(1);
+    let router = app(source.clone(), &config);
     let first = tokio::spawn(
         router
             .clone()
@@ -53,11 +51,8 @@ async fn the_concurrency_limit_is_one_for_the_whole_server() {
         inside: 0.into(),
         most: 0.into(),
     });
-    let config = Config {
-        max_concurrency: 1,
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let config = config().with_max_concurrency(1);
+    let router = app(source.clone(), &config);
     let mut calls = Vec::new();
     for (method, uri) in [
         (Method::GET, "/api/v1/ids"),

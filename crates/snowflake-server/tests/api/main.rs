@@ -10,6 +10,9 @@ mod bulk;
 /// Connections over real sockets: header, idle and shutdown timeouts, the
 /// connection cap.
 mod connections;
+/// The OpenAPI document against the routes' parameters and what the core
+/// writes.
+mod document;
 /// The IDs route: counts, forms, and when the node may not issue.
 mod issuing;
 /// The request timeout, the server-wide concurrency limit, the URI limit.

@@ -9,7 +9,7 @@ use axum::http::{Request, StatusCode, header};
 use serde_json::Value;
 use snowflake::{Id, Layout, TextForm};
 use snowflake_mask::{MaskKey, Masker};
-use snowflake_server::{AppState, Config, app};
+use snowflake_server::app;
 
 use crate::support::*;
 
@@ -23,15 +23,11 @@ fn masker() -> Arc<Masker> {
 
 /// The service, with the key unless `keyless`, and unmasking allowed or not.
 fn router(keyless: bool, allow_unmask: bool) -> axum::Router {
-    let mut state = AppState::new(standalone());
+    let mut config = config().with_allow_unmask(allow_unmask);
     if !keyless {
-        state = state.with_masker(masker());
+        config = config.with_masker(masker());
     }
-    let config = Config {
-        allow_unmask,
-        ..config()
-    };
-    app(Arc::new(state), &config)
+    app(standalone(), &config)
 }
 
 fn ids_of(body: &str, plain: bool) -> Vec<String> {

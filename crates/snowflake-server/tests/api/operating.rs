@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use snowflake_server::{AppState, Config, app};
+use snowflake_server::{Config, app};
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -52,7 +52,7 @@ async fn health_readiness_and_metrics() {
     assert_eq!(get("/healthz").await.json()["status"], "ok");
     assert_eq!(get("/readyz").await.json()["status"], "ready");
     let config = config();
-    let router = app(Arc::new(AppState::new(standalone())), &config);
+    let router = app(standalone(), &config);
     // The second and third 200 of the IDs route are counted through the
     // handles its layer remembered from the first.
     for uri in [
@@ -110,7 +110,7 @@ async fn server_errors_are_logged_at_the_default_level() {
     use std::sync::atomic::Ordering::SeqCst;
     let (logs, _default) = Captured::at_info();
     let source = FakeSource::new();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let router = app(source.clone(), &config());
     let call = |uri: &'static str| {
         let router = router.clone();
         async move {
@@ -142,11 +142,8 @@ async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
     use std::sync::atomic::Ordering::SeqCst;
     let (logs, _default) = Captured::at_info();
     let source = FakeSource::new();
-    let config = Config {
-        max_concurrency: 1,
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let config = config().with_max_concurrency(1);
+    let router = app(source.clone(), &config);
     let call = |uri: &'static str| {
         let router = router.clone();
         async move {
@@ -193,7 +190,7 @@ async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
 #[tokio::test]
 async fn made_up_methods_and_paths_do_not_grow_the_metrics() {
     // Its own state, so its own registry: other tests' requests do not count.
-    let router = app(Arc::new(AppState::new(standalone())), &config());
+    let router = app(standalone(), &config());
     let metrics = || Request::get("/metrics").body(Body::empty()).unwrap();
     let send = |method: &str, path: String| {
         Request::builder()
@@ -253,8 +250,8 @@ async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
         let reading = Arc::clone(&reading);
         Arc::new(move || Some(*reading.lock().unwrap())) as snowflake_server::KernelClockReader
     };
-    let readyz = |state: AppState| async move {
-        let router = app(Arc::new(state), &config());
+    let readyz = |config: Config| async move {
+        let router = app(standalone(), &config);
         let (status, body) = text_of(
             &router,
             Request::get("/readyz").body(Body::empty()).unwrap(),
@@ -263,7 +260,7 @@ async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
         (status, serde_json::from_str::<Value>(&body).unwrap())
     };
     // Reported only.
-    let (status, v) = readyz(AppState::new(standalone()).with_kernel_clock(fake.clone())).await;
+    let (status, v) = readyz(config().with_kernel_clock(fake.clone())).await;
     assert_eq!(status, StatusCode::OK, "{v}");
     assert_eq!(v["clock"]["synchronised"], false);
     assert_eq!(v["clock"]["max_error_ms"], 16000.0);
@@ -273,9 +270,9 @@ async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
     assert_eq!(left["short"], false);
     // Required within 100 ms.
     let required = || {
-        AppState::new(standalone())
+        config()
             .with_kernel_clock(fake.clone())
-            .requiring_clock_sync(100)
+            .with_require_clock_sync(Some(100))
     };
     let (status, v) = readyz(required()).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{v}");
@@ -297,10 +294,7 @@ async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
     assert_eq!(status, StatusCode::OK, "{v}");
     assert_eq!(v["clock"]["synchronised"], true);
     // Metrics carry the same.
-    let router = app(
-        Arc::new(AppState::new(standalone()).with_kernel_clock(fake)),
-        &config(),
-    );
+    let router = app(standalone(), &config().with_kernel_clock(fake));
     let (_, metrics) = text_of(
         &router,
         Request::get("/metrics").body(Body::empty()).unwrap(),
@@ -330,10 +324,7 @@ async fn readiness_says_when_the_layout_runs_out_within_a_year() {
         .clock(clock)
         .build()
         .unwrap();
-    let router = app(
-        Arc::new(AppState::new(snowflake_server::Standalone::new(generator))),
-        &config(),
-    );
+    let router = app(snowflake_server::Standalone::new(generator), &config());
     let (status, body) = text_of(
         &router,
         Request::get("/readyz").body(Body::empty()).unwrap(),

@@ -1,12 +1,10 @@
 //! Which origins may use the IDs route (CORS), and which host names a
 //! loopback service answers to.
 
-use std::sync::Arc;
-
 use axum::http::{Method, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use snowflake_server::{AppState, Config, app};
+use snowflake_server::app;
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -14,11 +12,8 @@ use crate::support::*;
 #[tokio::test]
 async fn foreign_pages_cannot_use_ids_up_unless_allowed() {
     let source = standalone();
-    let config = Config {
-        cors_origins: vec!["https://app.example".into()],
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let config = config().with_cors_origins(vec!["https://app.example".into()]);
+    let router = app(source.clone(), &config);
     let before = source.generator().stats().issued;
     let host = ("host", "localhost:8080");
     for method in [Method::POST, Method::GET] {
@@ -120,12 +115,10 @@ async fn foreign_pages_cannot_use_ids_up_unless_allowed() {
 
 #[tokio::test]
 async fn a_loopback_service_answers_only_to_loopback_names() {
-    let loopback = Config {
-        loopback_hosts_only: true,
-        allowed_hosts: vec!["snowflake.internal".into()],
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(standalone())), &loopback);
+    let loopback = config()
+        .with_loopback_hosts_only(true)
+        .with_allowed_hosts(vec!["snowflake.internal".into()]);
+    let router = app(standalone(), &loopback);
     for host in [
         "evil.example",
         "evil.example:8080",
@@ -159,7 +152,7 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         assert_eq!(status, StatusCode::OK, "{host}: {body}");
     }
     // Without the check (a service on a public address) any name will do.
-    let router = app(Arc::new(AppState::new(standalone())), &config());
+    let router = app(standalone(), &config());
     let (status, _) = text_of(
         &router,
         with_headers(Method::GET, "/healthz", &[("host", "evil.example")]),
@@ -173,11 +166,8 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
 /// `Host` header; two `Host` headers are refused whatever the address.
 #[tokio::test]
 async fn an_absolute_target_or_two_hosts_cannot_sneak_past_the_host_check() {
-    let loopback = Config {
-        loopback_hosts_only: true,
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(standalone())), &loopback);
+    let loopback = config().with_loopback_hosts_only(true);
+    let router = app(standalone(), &loopback);
     let (status, body) = text_of(
         &router,
         with_headers(
@@ -204,7 +194,7 @@ async fn an_absolute_target_or_two_hosts_cannot_sneak_past_the_host_check() {
         "the target's own host counts: {body}"
     );
     for config in [loopback, config()] {
-        let router = app(Arc::new(AppState::new(standalone())), &config);
+        let router = app(standalone(), &config);
         let (status, body) = text_of(
             &router,
             with_headers(

@@ -3,7 +3,9 @@
 //! IDs ([`PATHS`]) is crossed with every way the right can end (before the
 //! call, between the generator's answer and the check that follows it,
 //! between two chunks of a stream); a route that issues IDs and is missing
-//! from [`PATHS`] fails [`every_route_that_issues_is_in_the_matrix`].
+//! from [`PATHS`], or was not added to the router as issuing, fails
+//! [`every_route_that_issues_is_in_the_matrix`], which walks the router's
+//! own list of paths with every method.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
@@ -15,7 +17,7 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use snowflake::{Clock, Id, Layout, SharedGenerator, SystemClock, TextForm};
 use snowflake_mask::{MaskKey, Masker};
-use snowflake_server::{AppState, IdSource, Standalone, Unavailable, app};
+use snowflake_server::{IdSource, Standalone, Unavailable, app};
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -183,8 +185,7 @@ struct Received {
 /// Sends `request` and reads the body frame by frame; with [`End::ByClient`]
 /// the right to issue ends after the first frame arrived.
 async fn receive(source: &Arc<EndingSource>, request: Request<Body>, end: End) -> Received {
-    let state = AppState::new(source.clone()).with_masker(masker());
-    let router = app(Arc::new(state), &config());
+    let router = app(source.clone(), &config().with_masker(masker()));
     let response = router.oneshot(request).await.unwrap();
     let status = response.status();
     let mut body = response.into_body();
@@ -370,55 +371,78 @@ async fn every_chunk_is_checked_after_it_was_made() {
     }
 }
 
-/// Every operation of the OpenAPI document, tried once: those that made the
-/// generator issue are exactly the ones in [`PATHS`].
+/// The methods the walk below tries on every path: every method a route
+/// could answer, not only those the document names.
+const METHODS: [Method; 7] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::PATCH,
+    Method::OPTIONS,
+];
+
+/// The query that makes an operation answer: every required parameter at
+/// the document's own example.
+fn required_params(doc: &Value, path: &str, method: &Method) -> String {
+    let operation = &doc["paths"][path][method.as_str().to_lowercase()];
+    let required: Vec<String> = operation["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["in"] == "query" && p["required"] == true)
+        .map(|p| {
+            let example = p["example"].as_str().unwrap_or_else(|| {
+                panic!("{method} {path}: parameter {} has no example", p["name"])
+            });
+            format!("{}={example}", p["name"].as_str().unwrap())
+        })
+        .collect();
+    if required.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", required.join("&"))
+    }
+}
+
+/// Every path the router holds (not the document's list: a route the
+/// document missed is still walked), tried with every method: the ones
+/// that made the generator issue are exactly the matrix's [`PATHS`], and
+/// exactly those paths were added as issuing, which is what the edge
+/// guards against foreign pages.
 #[tokio::test]
 async fn every_route_that_issues_is_in_the_matrix() {
     let doc = get("/api/v1/openapi.json").await.json();
-    let mut issuing = BTreeSet::new();
-    for (path, operations) in doc["paths"].as_object().unwrap() {
-        for method in operations.as_object().unwrap().keys() {
+    let routes = snowflake_server::api_routes();
+    let mut issued = BTreeSet::new();
+    for route in &routes {
+        for method in METHODS {
             // Every route answering: with a key, and unmasking allowed.
             let source = Standalone::new(generator_on(Arc::new(SystemClock)));
-            let state = AppState::new(source.clone()).with_masker(masker());
-            let everything = snowflake_server::Config {
-                allow_unmask: true,
-                ..config()
-            };
-            let router = app(Arc::new(state), &everything);
+            let everything = config().with_masker(masker()).with_allow_unmask(true);
+            let router = app(source.clone(), &everything);
             let before = source.generator().stats().issued;
-            // Every required parameter at the document's own example.
-            let mut uri = path.replace("{id}", "4194439168");
-            let required: Vec<String> = operations[method]["parameters"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|p| p["in"] == "query" && p["required"] == true)
-                .map(|p| {
-                    let example = p["example"].as_str().unwrap_or_else(|| {
-                        panic!("{method} {path}: parameter {} has no example", p["name"])
-                    });
-                    format!("{}={example}", p["name"].as_str().unwrap())
-                })
-                .collect();
-            if !required.is_empty() {
-                uri = format!("{uri}?{}", required.join("&"));
-            }
+            let path = route.path.replace("{id}", "4194439168");
+            let uri = format!("{path}{}", required_params(&doc, &route.path, &method));
             let request = Request::builder()
-                .method(Method::from_bytes(method.to_uppercase().as_bytes()).unwrap())
+                .method(method.clone())
                 .uri(&uri)
                 .header(header::CONTENT_TYPE, "text/plain")
                 .body(Body::from("4194439168"))
                 .unwrap();
             let response = router.oneshot(request).await.unwrap();
-            assert!(
-                response.status().is_success(),
-                "{method} {uri}: {}",
-                response.status()
-            );
+            let status = response.status();
             response.into_body().collect().await.unwrap();
+            let documented = doc["paths"][&route.path]
+                .get(method.as_str().to_lowercase())
+                .is_some();
+            assert!(
+                !documented || status.is_success(),
+                "{method} {uri}: {status}"
+            );
             if source.generator().stats().issued != before {
-                issuing.insert((path.clone(), method.to_uppercase()));
+                issued.insert((route.path.clone(), method.to_string()));
             }
         }
     }
@@ -427,11 +451,32 @@ async fn every_route_that_issues_is_in_the_matrix() {
         .map(|(route, method, _, _)| (route.to_string(), method.to_string()))
         .collect();
     assert_eq!(
-        issuing, listed,
+        issued, listed,
         "the routes that issue IDs and the matrix's paths differ"
     );
-    // The document's own word: the routes it says issue are these.
-    let declared: BTreeSet<(String, String)> = doc["paths"]
+    let declared: BTreeSet<String> = routes
+        .iter()
+        .filter(|r| r.issuing)
+        .map(|r| r.path.clone())
+        .collect();
+    let issuing: BTreeSet<String> = issued.into_iter().map(|(path, _)| path).collect();
+    assert_eq!(
+        declared, issuing,
+        "the paths added as issuing (those the edge guards) and the paths that issue differ"
+    );
+    // The document describes the router's paths, and says which issue.
+    let documented: BTreeSet<&str> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let held: BTreeSet<&str> = routes.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        documented, held,
+        "the document and the router hold other paths"
+    );
+    let answering_503: BTreeSet<(String, String)> = doc["paths"]
         .as_object()
         .unwrap()
         .iter()
@@ -450,7 +495,7 @@ async fn every_route_that_issues_is_in_the_matrix() {
         })
         .collect();
     assert_eq!(
-        declared, listed,
+        answering_503, listed,
         "OpenAPI: routes answering 503 for want of a generator"
     );
 }

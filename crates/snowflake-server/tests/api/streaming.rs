@@ -1,14 +1,13 @@
 //! Requests for more IDs than one time unit holds, streamed in chunks
 //! made as the client reads.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use snowflake_server::{AppState, Config, app};
+use snowflake_server::app;
 use tower::ServiceExt;
 
 use crate::support::*;
@@ -33,7 +32,7 @@ async fn large_request_begun(router: Router) -> (Body, Bytes) {
 #[tokio::test]
 async fn a_client_that_leaves_stops_a_large_request() {
     let source = standalone();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let router = app(source.clone(), &config());
     let before = source.generator().stats().issued;
     let (body, first) = large_request_begun(router).await;
     assert!(first.starts_with(b"{\"layout\":\"twitter\",\"ids\":[\""));
@@ -58,18 +57,9 @@ const CHUNK: u64 = 1024;
 #[tokio::test]
 async fn a_stalled_reader_has_one_chunk_made_ahead_and_no_more() {
     let source = standalone();
-    let router = app(Arc::new(AppState::new(source.clone())), &config());
+    let router = app(source.clone(), &config());
     let before = source.generator().stats().issued;
-    let response = router
-        .oneshot(
-            Request::post("/api/v1/ids?count=100000")
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let mut body = response.into_body();
-    body.frame().await.unwrap().unwrap();
+    let (mut body, _) = large_request_begun(router).await;
     // The one chunk ahead is made within a few milliseconds; wait for it,
     // then as long again for any beyond it.
     let made = || source.generator().stats().issued - before;
@@ -133,11 +123,8 @@ async fn a_large_request_streams_every_id_once_and_in_order() {
 #[tokio::test]
 async fn a_stream_not_read_in_time_is_cut_off_and_stops_issuing() {
     let source = standalone();
-    let config = Config {
-        request_timeout: Duration::from_millis(200),
-        ..config()
-    };
-    let router = app(Arc::new(AppState::new(source.clone())), &config);
+    let config = config().with_request_timeout(Duration::from_millis(200));
+    let router = app(source.clone(), &config);
     let before = source.generator().stats().issued;
     let (mut body, _) = large_request_begun(router).await;
     // The reader stalls past the deadline, then tries to go on.

@@ -10,7 +10,7 @@ use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use snowflake::{Clock, Generator, Layout, SharedGenerator, SystemClock};
-use snowflake_server::{AppState, Config, IdSource, Standalone, app};
+use snowflake_server::{Config, IdSource, Standalone, app};
 use tower::ServiceExt;
 
 pub struct Reply {
@@ -54,8 +54,10 @@ impl Reply {
     }
 }
 
+/// The settings every test starts from; a test changes what it tests
+/// with `Config`'s setters.
 pub fn config() -> Config {
-    Config::default()
+    Config::new()
 }
 
 /// The node every test issues as: datacenter 2, machine 5.
@@ -74,7 +76,7 @@ pub fn standalone() -> Arc<Standalone> {
 }
 
 pub async fn send_with(config: &Config, request: Request<Body>) -> Reply {
-    let router = app(Arc::new(AppState::new(standalone())), config);
+    let router = app(standalone(), config);
     Reply::of(router.oneshot(request).await.unwrap()).await
 }
 
@@ -97,6 +99,19 @@ pub fn assert_problem(reply: &Reply, status: StatusCode, field: Option<&str>, de
     match field {
         Some(field) => assert_eq!(p["field"], field),
         None => assert!(p.get("field").is_none()),
+    }
+}
+
+/// Each `(uri, field, detail)` refused with a 400 that names the field
+/// and says the detail.
+pub async fn assert_all_refused(cases: &[(&str, &str, &str)]) {
+    for (uri, field, detail) in cases {
+        assert_problem(
+            &get(uri).await,
+            StatusCode::BAD_REQUEST,
+            Some(field),
+            detail,
+        );
     }
 }
 
