@@ -34,7 +34,7 @@ pub(crate) async fn openapi() -> Response {
 }
 
 /// The document, as JSON; made once.
-pub(crate) fn document() -> &'static Value {
+pub fn document() -> &'static Value {
     static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
         let (_, document) = super::all().split();
         serde_json::to_value(document).unwrap_or(Value::Null)
