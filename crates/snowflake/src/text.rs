@@ -490,9 +490,32 @@ impl TextForm {
         }
     };
 
+    /// The bytes a guessed form's prefix starts with, either case.
+    const PREFIX_STARTS: [bool; 256] = {
+        let mut starts = [false; 256];
+        let mut i = 0;
+        while i < TextForm::ALL.len() {
+            let spec = TextForm::ALL[i].spec();
+            if spec.guessed && !spec.prefix.is_empty() {
+                let first = spec.prefix.as_bytes()[0];
+                starts[first.to_ascii_lowercase() as usize] = true;
+                starts[first.to_ascii_uppercase() as usize] = true;
+            }
+            i += 1;
+        }
+        starts
+    };
+
     /// The form [`Id::parse`] reads `input` in, and its digits: a guessed
     /// form whose prefix it starts with, else the one without a prefix.
+    #[inline]
     fn guess(input: &[u8]) -> (TextForm, &[u8]) {
+        // Most IDs start with a digit no prefix starts with: one look, not
+        // a look at every form (Id::parse is on every request's path).
+        match input.first() {
+            Some(&first) if TextForm::PREFIX_STARTS[first as usize] => {}
+            _ => return (TextForm::UNPREFIXED, input),
+        }
         for form in TextForm::ALL {
             if form.is_guessed()
                 && let Some(digits) = form.after_prefix(input)
@@ -530,11 +553,8 @@ impl TextForm {
         if digits.is_empty() {
             return Err((TextProblem::Empty, 0));
         }
-        if self.fixed_width().is_some_and(|width| digits.len() > width) {
-            return Err((TextProblem::TooLong(digits.len()), 0));
-        }
         // Up to 19 decimal digits cannot overflow: the common case, without
-        // a check per digit.
+        // a check per digit (decimal has no fixed width to check first).
         if self == TextForm::Decimal && digits.len() <= 19 {
             let mut value: u64 = 0;
             for &byte in digits {
@@ -545,6 +565,9 @@ impl TextForm {
                 value = value * 10 + u64::from(digit);
             }
             return Ok(value);
+        }
+        if self.fixed_width().is_some_and(|width| digits.len() > width) {
+            return Err((TextProblem::TooLong(digits.len()), 0));
         }
         self.slow_value_of(digits)
     }
@@ -606,6 +629,9 @@ impl TextForm {
     /// hexadecimal after `0x`.
     pub(crate) fn parse_auto(input: &str) -> Result<Id, Error> {
         let (form, digits) = TextForm::guess(input.as_bytes());
+        if digits.len() == input.len() {
+            return form.parse_digits(input, input);
+        }
         // A prefix is ASCII: what follows starts on a character.
         form.parse_digits(input, &input[input.len() - digits.len()..])
     }
