@@ -33,3 +33,4 @@ mod functions;
 mod issuer;
 mod plugin;
 mod read;
+mod settings;
