@@ -288,13 +288,21 @@ pub fn raise(message: &str) -> bool {
     true
 }
 
-/// The current connection, or `None` where the server does not say.
-fn thd() -> Option<*mut c_void> {
-    let current_thd = server().current_thd?;
-    // SAFETY: _current_thd reads a thread-local of the server; called on a
-    // connection's thread it is that connection's THD.
-    let thd = unsafe { current_thd() };
-    (!thd.is_null()).then_some(thd)
+/// The connection (the server's THD) a function runs for, looked up once
+/// per call and passed to the questions below.
+#[derive(Clone, Copy, Debug)]
+pub struct Connection(*mut c_void);
+
+impl Connection {
+    /// The calling thread's connection, or `None` where the server does
+    /// not say (or outside a server).
+    pub fn current() -> Option<Connection> {
+        let current_thd = server().current_thd?;
+        // SAFETY: _current_thd reads a thread-local of the server; called
+        // on a connection's thread it is that connection's THD.
+        let thd = unsafe { current_thd() };
+        (!thd.is_null()).then_some(Connection(thd))
+    }
 }
 
 /// How the session's statements go to the binary log.
@@ -312,9 +320,9 @@ pub enum Binlog {
 
 /// How the current session's statements are binary-logged; `None` where
 /// the server cannot say.
-pub fn binlog() -> Option<Binlog> {
+pub fn binlog(conn: Connection) -> Option<Binlog> {
     let format = server().binlog_format?;
-    let thd = thd()?;
+    let thd = conn.0;
     // SAFETY: thd_binlog_format reads the calling connection's THD.
     Some(match unsafe { format(thd) } {
         BINLOG_FORMAT_UNSPEC => Binlog::Off,
@@ -339,7 +347,7 @@ pub enum Stage {
 }
 
 /// The current statement's stage; `None` where the server cannot say.
-pub fn stage() -> Option<Stage> {
+pub fn stage(conn: Connection) -> Option<Stage> {
     let server = server();
     let (stage_info, after_create, copying) = (
         server.stage_info?,
@@ -349,7 +357,7 @@ pub fn stage() -> Option<Stage> {
     if after_create.is_null() || copying.is_null() {
         return None;
     }
-    let thd = thd()?;
+    let thd = conn.0;
     let mut current = PsiStageInfo::default();
     // SAFETY: with no new stage, set_thd_stage_info only copies the
     // connection's current stage into `current`; the texts it is given for
@@ -381,9 +389,9 @@ pub fn stage() -> Option<Stage> {
 /// Whether the current thread applies a primary's binary log (a replica's
 /// SQL thread or one of its parallel workers); `None` where the server
 /// cannot say.
-pub fn in_replica_applier() -> Option<bool> {
+pub fn in_replica_applier(conn: Connection) -> Option<bool> {
     let is_slave = server().is_slave?;
-    let thd = thd()?;
+    let thd = conn.0;
     // SAFETY: thd_is_slave reads the calling connection's THD.
     Some(unsafe { is_slave(thd) } != 0)
 }
@@ -401,8 +409,8 @@ pub struct StatementKey {
 
 impl StatementKey {
     /// The current statement's key; `None` where the server does not say.
-    pub fn current() -> Option<StatementKey> {
-        let (thd, query_id, user, host) = statement()?;
+    pub fn current(conn: Connection) -> Option<StatementKey> {
+        let (thd, query_id, user, host) = statement(conn)?;
         Some(StatementKey {
             thd: thd as usize,
             query_id,
@@ -412,8 +420,8 @@ impl StatementKey {
     }
 
     /// Whether this is the current statement's key, read without copying.
-    pub fn is_current(&self) -> bool {
-        statement().is_some_and(|(thd, query_id, user, host)| {
+    pub fn is_current(&self, conn: Connection) -> bool {
+        statement(conn).is_some_and(|(thd, query_id, user, host)| {
             (thd as usize, query_id, user, host)
                 == (self.thd, self.query_id, &self.user[..], &self.host[..])
         })
@@ -422,10 +430,10 @@ impl StatementKey {
 
 /// The connection, its query ID, user and host, the texts borrowed from its
 /// security context for the current statement.
-fn statement() -> Option<(*mut c_void, u64, &'static [u8], &'static [u8])> {
+fn statement(conn: Connection) -> Option<(*mut c_void, u64, &'static [u8], &'static [u8])> {
     let server = server();
     let (query_id, priv_user, priv_host) = (server.query_id?, server.priv_user?, server.priv_host?);
-    let thd = thd()?;
+    let thd = conn.0;
     // SAFETY: each reads the calling connection's THD. The texts live in
     // its security context while the statement runs; the callers above
     // compare or copy them at once, within the call the server made.
@@ -455,10 +463,11 @@ unsafe fn priv_text(read: ThdPrivText, thd: *mut c_void) -> Option<&'static [u8]
 }
 
 /// The user (without host) whose rights the current statement runs with.
-pub fn effective_user() -> String {
-    let (Some(priv_user), Some(thd)) = (server().priv_user, thd()) else {
+pub fn effective_user(conn: Connection) -> String {
+    let Some(priv_user) = server().priv_user else {
         return "this user".into();
     };
+    let thd = conn.0;
     // SAFETY: the calling connection's THD; the text is copied at once.
     match unsafe { priv_text(priv_user, thd) } {
         Some(bytes) => format!("'{}'", String::from_utf8_lossy(bytes)),
@@ -496,13 +505,13 @@ pub fn log(level: Level, message: &str) {
 /// Whether the current statement's user (or role, or the definer of the
 /// routine or trigger it runs in) may EXECUTE the function `db.name`;
 /// `None` where this server offers no way to ask.
-pub fn may_execute(db: &CStr, name: &CStr) -> Option<bool> {
+pub fn may_execute(conn: Connection, db: &CStr, name: &CStr) -> Option<bool> {
     let server = server();
     let check = server.check_routine_access?;
     if server.sp_handler_function.is_null() {
         return None;
     }
-    let thd = thd()?;
+    let thd = conn.0;
     // The server reads these as C strings too: they end in a NUL that the
     // length leaves out.
     let db = LexCString {
@@ -570,10 +579,6 @@ mod tests {
     #[test]
     fn outside_a_server_nothing_is_found_and_nothing_is_raised() {
         assert!(!raise("no server here"));
-        assert_eq!(binlog(), None);
-        assert_eq!(stage(), None);
-        assert_eq!(in_replica_applier(), None);
-        assert_eq!(StatementKey::current(), None);
-        assert_eq!(may_execute(c"snowflake", c"next_id"), None);
+        assert!(Connection::current().is_none());
     }
 }

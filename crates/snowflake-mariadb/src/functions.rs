@@ -20,7 +20,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use snowflake::Layout;
 
-use crate::abi::{self, Args, Binlog, ItemResult, Stage, StatementKey, UdfArgs, UdfInit, Value};
+use crate::abi::{
+    self, Args, Binlog, Connection, ItemResult, Stage, StatementKey, UdfArgs, UdfInit, Value,
+};
 use crate::issuer;
 use crate::read::{self, Answer, Kind, Read};
 use crate::settings;
@@ -114,32 +116,37 @@ enum Row {
 /// DDL as a statement, whatever `binlog_format` says, and a replica would
 /// run it again.
 fn next_row(call: &mut NextId) -> Result<Row, String> {
-    let copying = match abi::stage().ok_or(UNKNOWN_SERVER)? {
+    let conn = Connection::current().ok_or(UNKNOWN_SERVER)?;
+    let copying = match abi::stage(conn).ok_or(UNKNOWN_SERVER)? {
         Stage::NewTableDefaults => return Ok(Row::Discarded),
         Stage::CopyingRows => true,
         Stage::Other => false,
     };
-    if abi::in_replica_applier().ok_or(UNKNOWN_SERVER)? {
+    if abi::in_replica_applier(conn).ok_or(UNKNOWN_SERVER)? {
         return Err(REPLICA_APPLIER.into());
     }
-    match abi::binlog().ok_or(UNKNOWN_SERVER)? {
+    match abi::binlog(conn).ok_or(UNKNOWN_SERVER)? {
         Binlog::Off => {}
         Binlog::Statements => return Err(STATEMENT_FORMAT.into()),
         Binlog::Rows if copying => return Err(DDL.into()),
         Binlog::Rows => {}
     }
-    if call.allowed.as_ref().is_some_and(StatementKey::is_current) {
+    if call
+        .allowed
+        .as_ref()
+        .is_some_and(|key| key.is_current(conn))
+    {
         return Ok(Row::Id);
     }
-    match abi::may_execute(GRANT_DB, GRANT_FUNCTION) {
+    match abi::may_execute(conn, GRANT_DB, GRANT_FUNCTION) {
         Some(true) => {
-            call.allowed = StatementKey::current();
+            call.allowed = StatementKey::current(conn);
             Ok(Row::Id)
         }
         Some(false) => Err(format!(
             "snowflake_next_id: {} may not issue IDs: it needs EXECUTE on \
              {GRANTED} (GRANT EXECUTE ON FUNCTION {GRANTED} TO ...)",
-            abi::effective_user()
+            abi::effective_user(conn)
         )),
         None => Err(UNKNOWN_SERVER.into()),
     }

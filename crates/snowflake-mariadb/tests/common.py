@@ -65,8 +65,8 @@ class Run:
                                              "test-clock")
         return self._test_clock
 
-    def server(self, name, library=None, options=()):
-        server = Server(self.tmp, name, library or self.production(), options)
+    def server(self, name, library=None, options=(), defaults_file=None):
+        server = Server(self.tmp, name, library or self.production(), options, defaults_file)
         self.servers.append(server)
         return server
 

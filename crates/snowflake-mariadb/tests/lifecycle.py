@@ -7,7 +7,7 @@ import subprocess
 import threading
 import time
 
-from common import expect, expect_in, now_ms
+from common import expect, expect_in, node_and_time, now_ms
 from support import ROOT, Client, functions_sql
 
 LAYOUT = "time:41,node:10,sequence:12"
@@ -88,6 +88,30 @@ def test_every_function_dropped_and_created_again(run):
     locks = [fd for fd in os.listdir(fd_dir)
              if os.readlink(os.path.join(fd_dir, fd)).endswith("snowflake.mark.lock")]
     expect(len(locks) == 1, f"{len(locks)} descriptors on the lock file")
+    server.stop()
+
+
+def test_reinstall_with_other_options(run):
+    """INSTALL SONAME reads the option files again: with another node there
+    than the running generator's, it is refused naming both, and the
+    functions go on with the generator's settings."""
+    options = os.path.join(run.tmp, "reinstall.cnf")
+    with open(options, "w") as f:
+        f.write("[mariadbd]\nsnowflake-fields = datacenter=1,machine=7\n")
+    server = run.server("reinstall", defaults_file=options).start()
+    server.install_functions()
+    before = int(server.value("SELECT snowflake_next_id()"))
+    with open(options, "w") as f:
+        f.write("[mariadbd]\nsnowflake-fields = datacenter=2,machine=9\n")
+    server.sql("UNINSTALL SONAME 'snowflake_mariadb'")
+    message = server.error("INSTALL SONAME 'snowflake_mariadb'")
+    expect_in("fields datacenter=1,machine=7", message)
+    expect_in("now say layout twitter", message)
+    expect_in("fields datacenter=2,machine=9", message)
+    expect_in("restart the server to change them", message)
+    after = int(server.value("SELECT snowflake_next_id()"))
+    expect(after > before and node_and_time(after)[0] == (1, 7),
+           f"{after} after the refused reinstall")
     server.stop()
 
 

@@ -26,7 +26,8 @@ TESTS = [
     reading.test_vectors, reading.test_configured_layout, reading.test_usage_errors,
     reading.test_constant_numbers_where_text_is_due,
     lifecycle.test_uninstall_keeps_the_settings,
-    lifecycle.test_every_function_dropped_and_created_again, lifecycle.test_installer,
+    lifecycle.test_every_function_dropped_and_created_again,
+    lifecycle.test_reinstall_with_other_options, lifecycle.test_installer,
 ]
 
 

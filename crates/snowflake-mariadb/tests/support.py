@@ -50,9 +50,11 @@ class SqlError(Exception):
 
 
 class Server:
-    """One private mariadbd. `options` are server options (without --)."""
+    """One private mariadbd. `options` are server options (without --);
+    `defaults_file`, an option file the server reads at start and again at
+    INSTALL SONAME, instead of none."""
 
-    def __init__(self, workdir, name, library, options=()):
+    def __init__(self, workdir, name, library, options=(), defaults_file=None):
         self.dir = os.path.join(workdir, name)
         self.data = os.path.join(self.dir, "data")
         self.plugins = os.path.join(self.dir, "plugins")
@@ -60,6 +62,7 @@ class Server:
         self.log = os.path.join(self.dir, "error.log")
         self.port = free_port()
         self.options = list(options)
+        self.defaults = f"--defaults-file={defaults_file}" if defaults_file else "--no-defaults"
         self.proc = None
         os.makedirs(self.data)
         os.makedirs(self.plugins)
@@ -71,7 +74,7 @@ class Server:
 
     def start(self, extra=()):
         user = ["--user=root"] if os.getuid() == 0 else []
-        cmd = ["/usr/sbin/mariadbd", "--no-defaults", f"--datadir={self.data}", *user,
+        cmd = ["/usr/sbin/mariadbd", self.defaults, f"--datadir={self.data}", *user,
                f"--socket={self.sock}", f"--port={self.port}", "--bind-address=127.0.0.1",
                f"--log-error={self.log}", f"--plugin-dir={self.plugins}",
                f"--plugin-load-add={LIBRARY_NAME}", "--innodb-flush-log-at-trx-commit=2",
