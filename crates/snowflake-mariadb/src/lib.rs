@@ -19,8 +19,9 @@
 //! declares no plugin, hence no server options. What it would save is a
 //! few `#[repr(C)]` structures: they are in `abi.rs`, with the server
 //! functions this library calls (`my_message`, to fail the statement with
-//! the message; `thd_binlog_format`; the privilege check), looked up by
-//! name at run time so that a server without them is refused in words.
+//! the message; the session's binary logging, the statement's stage, the
+//! replica applier, the privilege check; the error log), looked up by name
+//! at run time so that a server without them is refused in words.
 //!
 //! Nothing here computes an ID or reads one: the core does, with the
 //! parsers of `snowflake-io`.
@@ -33,3 +34,4 @@ mod functions;
 mod issuer;
 mod plugin;
 mod read;
+mod settings;

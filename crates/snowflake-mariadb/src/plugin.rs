@@ -6,8 +6,12 @@
 //! shows them in `SHOW VARIABLES`, and lets no one change them while it runs
 //! (`PLUGIN_VAR_READONLY`): no SQL statement can give a running generator
 //! another node. `INSTALL SONAME` loads the plugin at every start from then
-//! on; `CREATE FUNCTION ... SONAME` of the same file shares its memory, so
-//! the functions read the variables the plugin declared.
+//! on; `CREATE FUNCTION ... SONAME` of the same file shares its memory.
+//! The plugin's `init` copies the options into this library's memory
+//! (`settings.rs`), where the functions read them, since the server frees
+//! its strings when the plugin is uninstalled; then it starts the generator
+//! when a node is set, so that the mark file exists before the server takes
+//! connections.
 //!
 //! The structures are those of `mysql/plugin.h` (MariaDB's
 //! `st_maria_plugin` and the `MYSQL_SYSVAR_STR` and `MYSQL_SYSVAR_LONGLONG`
@@ -18,16 +22,22 @@ use std::cell::UnsafeCell;
 #[cfg(feature = "test-clock")]
 use std::ffi::c_longlong;
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::abi;
+use crate::issuer::{self, Primed};
+use crate::settings::{DEFAULT_LAYOUT, DEFAULT_STATE_FILE, Settings};
 
 /// A static the server writes into: interior mutability keeps it out of
-/// read-only memory. The server writes only while it loads the plugin and
-/// parses its options, before any function runs.
+/// read-only memory. The server writes only while it installs the plugin
+/// and parses its options, and this library reads the option strings only
+/// in the plugin's `init`, which the server calls right after, on the same
+/// thread.
 #[repr(transparent)]
 pub struct Shared<T>(UnsafeCell<T>);
 
-// SAFETY: the server writes these during start-up, on one thread, before
-// any connection can call a function; after that they are only read.
+// SAFETY: the server writes these while it installs the plugin, on the
+// installing thread, which then runs plugin_init, the only reader of the
+// option strings; the declarations themselves are only read.
 unsafe impl<T> Sync for Shared<T> {}
 
 impl<T> Shared<T> {
@@ -42,7 +52,7 @@ impl<T> Shared<T> {
 
 const MYSQL_DAEMON_PLUGIN: c_int = 3;
 const PLUGIN_LICENSE_BSD: c_int = 2;
-const MARIADB_PLUGIN_MATURITY_STABLE: c_uint = 4;
+const MARIADB_PLUGIN_MATURITY_STABLE: c_uint = 5;
 /// `MARIA_PLUGIN_INTERFACE_VERSION` of MariaDB 10.11 (and of 10.6 to 11.x).
 const MARIA_PLUGIN_INTERFACE_VERSION: c_int = 0x010f;
 
@@ -107,12 +117,6 @@ static STATE_FILE: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
 static EPOCH: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
 static TICK_MS: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
 
-/// The preset or spec the generator and the read functions use.
-pub const DEFAULT_LAYOUT: &CStr = c"twitter";
-/// The mark file, relative to the data directory, the server's working
-/// directory.
-pub const DEFAULT_STATE_FILE: &CStr = c"snowflake.mark";
-
 static LAYOUT_VAR: Shared<StrVar> = Shared::new(StrVar {
     flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
     name: c"layout".as_ptr(),
@@ -165,9 +169,6 @@ static TICK_MS_VAR: Shared<StrVar> = Shared::new(StrVar {
     def_val: std::ptr::null(),
 });
 
-#[cfg(feature = "test-clock")]
-static TEST_OFFSET: Shared<c_longlong> = Shared::new(0);
-
 /// Test builds only: how far the generator's clock is from the system's.
 #[cfg(feature = "test-clock")]
 static TEST_OFFSET_VAR: Shared<LongLongVar> = Shared::new(LongLongVar {
@@ -178,7 +179,7 @@ static TEST_OFFSET_VAR: Shared<LongLongVar> = Shared::new(LongLongVar {
             .as_ptr(),
     check: None,
     update: Some(set_test_offset),
-    value: TEST_OFFSET.get(),
+    value: crate::clock::TEST_OFFSET_MS.as_ptr(),
     def_val: 0,
     min_val: -86_400_000,
     max_val: 86_400_000,
@@ -189,24 +190,13 @@ static TEST_OFFSET_VAR: Shared<LongLongVar> = Shared::new(LongLongVar {
 unsafe extern "C" fn set_test_offset(
     _thd: *mut c_void,
     _var: *mut c_void,
-    var_ptr: *mut c_void,
+    _var_ptr: *mut c_void,
     save: *const c_void,
 ) {
     // SAFETY: for a LONGLONG variable the server passes a checked long long
-    // in `save` and the variable's own storage, TEST_OFFSET, in `var_ptr`.
+    // in `save`.
     let value = unsafe { save.cast::<c_longlong>().read() };
-    // SAFETY: as above; the storage is aligned and only ever accessed
-    // atomically once the server has started.
-    unsafe { std::sync::atomic::AtomicI64::from_ptr(var_ptr.cast()) }
-        .store(value, Ordering::SeqCst);
-}
-
-/// Test builds only: the offset the server's option or `SET GLOBAL` gave.
-#[cfg(feature = "test-clock")]
-pub fn test_offset_ms() -> i64 {
-    // SAFETY: the variable's storage, aligned, written by the server at
-    // start (before any function runs) and then only by set_test_offset.
-    unsafe { std::sync::atomic::AtomicI64::from_ptr(TEST_OFFSET.get()) }.load(Ordering::SeqCst)
+    crate::clock::TEST_OFFSET_MS.store(value, std::sync::atomic::Ordering::SeqCst);
 }
 
 #[cfg(not(feature = "test-clock"))]
@@ -230,15 +220,41 @@ static SYSTEM_VARS: Shared<[*mut c_void; VAR_COUNT + 1]> = Shared::new([
 /// library loads, from the server it is loaded into.
 static DAEMON: Shared<c_int> = Shared::new(0);
 
-static LOADED: AtomicBool = AtomicBool::new(false);
-
 unsafe extern "C" fn plugin_init(_plugin: *mut c_void) -> c_int {
-    LOADED.store(true, Ordering::Release);
-    0
+    crate::functions::guarded(1, || {
+        // SAFETY: the server parsed the options into these just before it
+        // called init, on this thread.
+        let settings = unsafe { read_options() };
+        if let Err(why) = issuer::adopt(settings) {
+            abi::raise(&why);
+            abi::log(abi::Level::Error, &why);
+            return 1;
+        }
+        match issuer::prime() {
+            Ok(Primed::Issuing { settings, mark }) => abi::log(
+                abi::Level::Note,
+                &format!(
+                    "snowflake: snowflake_next_id() issues with {settings}; its mark file is {}",
+                    mark.display()
+                ),
+            ),
+            Ok(Primed::NoNode) => abi::log(
+                abi::Level::Note,
+                "snowflake: snowflake_fields is not set, so snowflake_next_id() issues \
+                 nothing on this server (the read functions work)",
+            ),
+            Err(why) => abi::log(
+                abi::Level::Warning,
+                &format!("{why} (tried as the plugin started; each call tries again)"),
+            ),
+        }
+        0
+    })
 }
 
+/// Nothing to undo: the settings and the generator outlive the plugin, as
+/// the library does (see `issuer.rs`).
 unsafe extern "C" fn plugin_deinit(_plugin: *mut c_void) -> c_int {
-    LOADED.store(false, Ordering::Release);
     0
 }
 
@@ -300,34 +316,22 @@ extern "C" fn on_load() {
 #[unsafe(link_section = ".init_array")]
 static ON_LOAD: extern "C" fn() = on_load;
 
-/// The settings as the server parsed them at start.
-#[derive(Debug)]
-pub struct Options {
-    /// Whether the plugin is installed: without it, the options do not exist.
-    pub loaded: bool,
-    pub layout: Option<String>,
-    pub fields: Option<String>,
-    pub state_file: Option<String>,
-    pub epoch: Option<String>,
-    pub tick_ms: Option<String>,
-}
-
-fn text(var: &Shared<*mut c_char>) -> Option<String> {
-    // SAFETY: the server set the pointer at start, before any function
-    // could run, to null or a NUL-terminated string it keeps while the
-    // plugin is loaded; a read-only variable is never set again.
-    unsafe {
+/// The option strings, copied.
+///
+/// # Safety
+/// Only in `plugin_init`: the server set the pointers just before, to null
+/// or NUL-terminated strings it keeps until the plugin is uninstalled.
+unsafe fn read_options() -> Settings {
+    // SAFETY: as the caller promises.
+    let text = |var: &Shared<*mut c_char>| unsafe {
         let ptr = var.get().read();
         (!ptr.is_null()).then(|| CStr::from_ptr(ptr).to_string_lossy().into_owned())
-    }
-}
-
-pub fn options() -> Options {
-    Options {
-        loaded: LOADED.load(Ordering::Acquire),
-        layout: text(&LAYOUT),
+    };
+    Settings {
+        layout: text(&LAYOUT).unwrap_or_else(|| DEFAULT_LAYOUT.to_string_lossy().into_owned()),
         fields: text(&FIELDS),
-        state_file: text(&STATE_FILE),
+        state_file: text(&STATE_FILE)
+            .unwrap_or_else(|| DEFAULT_STATE_FILE.to_string_lossy().into_owned()),
         epoch: text(&EPOCH),
         tick_ms: text(&TICK_MS),
     }

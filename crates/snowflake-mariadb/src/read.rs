@@ -179,9 +179,9 @@ pub fn layout(read: Read, given: Value<'_>) -> Result<Layout, String> {
 fn id(value: Value<'_>) -> Id {
     match value {
         Value::Int(n) => Id::new(n as u64),
-        // Coerced to integers in init; text here cannot happen,
+        // Coerced to integers in init; anything else here cannot happen,
         // and maps to an ID no layout accepts rather than to a guess.
-        Value::Bytes(_) => Id::new(u64::MAX),
+        Value::Real | Value::Bytes(_) => Id::new(u64::MAX),
     }
 }
 
@@ -190,7 +190,7 @@ fn text<'a>(value: Value<'a>, what: &str) -> Result<&'a str, String> {
         Value::Bytes(bytes) => {
             std::str::from_utf8(bytes).map_err(|_| format!("{what} is not UTF-8 text"))
         }
-        Value::Int(_) => Err(format!("{what} must be text")),
+        Value::Int(_) | Value::Real => Err(format!("{what} must be text")),
     }
 }
 

@@ -50,9 +50,11 @@ class SqlError(Exception):
 
 
 class Server:
-    """One private mariadbd. `options` are server options (without --)."""
+    """One private mariadbd. `options` are server options (without --);
+    `defaults_file`, an option file the server reads at start and again at
+    INSTALL SONAME, instead of none."""
 
-    def __init__(self, workdir, name, library, options=()):
+    def __init__(self, workdir, name, library, options=(), defaults_file=None):
         self.dir = os.path.join(workdir, name)
         self.data = os.path.join(self.dir, "data")
         self.plugins = os.path.join(self.dir, "plugins")
@@ -60,6 +62,7 @@ class Server:
         self.log = os.path.join(self.dir, "error.log")
         self.port = free_port()
         self.options = list(options)
+        self.defaults = f"--defaults-file={defaults_file}" if defaults_file else "--no-defaults"
         self.proc = None
         os.makedirs(self.data)
         os.makedirs(self.plugins)
@@ -71,7 +74,7 @@ class Server:
 
     def start(self, extra=()):
         user = ["--user=root"] if os.getuid() == 0 else []
-        cmd = ["/usr/sbin/mariadbd", "--no-defaults", f"--datadir={self.data}", *user,
+        cmd = ["/usr/sbin/mariadbd", self.defaults, f"--datadir={self.data}", *user,
                f"--socket={self.sock}", f"--port={self.port}", "--bind-address=127.0.0.1",
                f"--log-error={self.log}", f"--plugin-dir={self.plugins}",
                f"--plugin-load-add={LIBRARY_NAME}", "--innodb-flush-log-at-trx-commit=2",
@@ -130,6 +133,13 @@ class Server:
     def value(self, statement, **kw):
         return self.sql(statement, **kw)[0][0]
 
+    def named_row(self, statement):
+        """The first row of `statement` as a dict by column name, or None."""
+        done = subprocess.run([a for a in self.client() if a != "-N"], input=statement, capture_output=True,
+                              text=True, check=True)
+        lines = done.stdout.splitlines()
+        return dict(zip(lines[0].split("\t"), lines[1].split("\t"))) if len(lines) > 1 else None
+
     def error(self, statements, **kw):
         """The message of the error the statements must fail with."""
         try:
@@ -140,6 +150,31 @@ class Server:
 
     def install_functions(self):
         self.sql(functions_sql())
+
+
+def replicate(primary, replica):
+    """Makes `replica` replicate `primary` from its current binary log
+    position, over loopback."""
+    primary.sql("CREATE USER IF NOT EXISTS repl@'127.0.0.1' IDENTIFIED BY 'repl';"
+                "GRANT REPLICATION SLAVE ON *.* TO repl@'127.0.0.1'")
+    log, pos = primary.sql("SHOW MASTER STATUS")[0][:2]
+    replica.sql(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={primary.port}, "
+                f"MASTER_USER='repl', MASTER_PASSWORD='repl', MASTER_LOG_FILE='{log}', "
+                f"MASTER_LOG_POS={pos}; START SLAVE")
+
+
+def caught_up(primary, replica, timeout=30):
+    """The replica's SHOW SLAVE STATUS once it has applied everything the
+    primary has logged so far, or stopped trying."""
+    log, pos = primary.sql("SHOW MASTER STATUS")[0][:2]
+    deadline = time.time() + timeout
+    while True:
+        status = replica.named_row("SHOW SLAVE STATUS")
+        applied = (status["Relay_Master_Log_File"], int(status["Exec_Master_Log_Pos"]))
+        if applied >= (log, int(pos)) or status["Slave_SQL_Running"] != "Yes" \
+                or time.time() > deadline:
+            return status
+        time.sleep(0.05)
 
 
 class Client:
