@@ -22,6 +22,7 @@ use tokio::sync::{Notify, mpsc};
 use crate::config::{ClusterConfig, connect};
 use crate::error::Error;
 use crate::holding::Holding;
+use crate::members::past_refusals;
 use crate::skew::{ClockSkew, Estimates, Measured, Offset, Peer, Spread};
 
 /// How many nodes measure every node.
@@ -486,9 +487,16 @@ pub async fn probe_clocks(
             "etcd did not answer in time".into(),
         ))
     };
-    let mut client = connect(config).await?;
+    let client = connect(config).await?;
     let prefix = config.clocks_prefix();
-    let watch = client.watch(prefix.as_str(), Some(WatchOptions::new().with_prefix()));
+    let members = config.endpoints.len();
+    let watch = past_refusals(members, || {
+        let (mut client, prefix) = (client.clone(), prefix.clone());
+        async move {
+            let options = WatchOptions::new().with_prefix();
+            client.watch(prefix, Some(options)).await
+        }
+    });
     let mut stream = tokio::time::timeout_at(deadline, watch)
         .await
         .map_err(|_| late())?
@@ -499,7 +507,10 @@ pub async fn probe_clocks(
         .map_err(|_| late())?
         .map_err(Error::Probe)?;
     let sent_ms = config.clock.now_ms();
-    let put = client.put(config.probe_key(), "", None);
+    let put = past_refusals(members, || {
+        let (mut client, key) = (client.clone(), config.probe_key());
+        async move { client.put(key, "", None).await }
+    });
     let probe = tokio::time::timeout_at(deadline, put)
         .await
         .map_err(|_| late())?
@@ -524,7 +535,11 @@ pub async fn probe_clocks(
             }
         }
     }
-    let _ = client.delete(config.probe_key(), None).await;
+    let delete = past_refusals(members, || {
+        let (mut client, key) = (client.clone(), config.probe_key());
+        async move { client.delete(key, None).await }
+    });
+    let _ = delete.await;
     Ok(offsets)
 }
 

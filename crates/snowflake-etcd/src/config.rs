@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use snowflake::{Clock, Layout};
 
 use crate::error::Error;
+use crate::members::{InTurn, past_refusals};
 
 /// How a node joins a cluster.
 #[derive(Clone)]
@@ -176,7 +177,13 @@ pub async fn connect(config: &ClusterConfig) -> Result<Client, Error> {
     if config.endpoints.iter().any(|e| e.starts_with("https://")) {
         options = options.with_tls(config.tls.options());
     }
-    Client::connect(&config.endpoints, Some(options))
-        .await
-        .map_err(Error::Connect)
+    // Calls go round the members, not by etcd-client's balancer, which
+    // keeps sending a share of them to a member it cannot reach (see
+    // `members`). With credentials, connecting is a call: a client that
+    // started at a member that is gone is made again, starting elsewhere.
+    past_refusals(config.endpoints.len(), || {
+        Client::connect_with_balanced_channel(&config.endpoints, Some(options.clone()), InTurn)
+    })
+    .await
+    .map_err(Error::Connect)
 }

@@ -16,6 +16,7 @@ use crate::fence::Fence;
 use snowflake::SharedGenerator;
 
 use crate::holding::Holding;
+use crate::members::past_refusals;
 use crate::skew::ClockSkew;
 use crate::slots::{Slot, slot_space};
 use crate::watch::until_lost;
@@ -246,10 +247,20 @@ impl Cluster {
             // The mark stays where it was: above every ID, only further ahead.
             Err(err) => tracing::warn!(slot = %holding.slot, "cannot lower the mark: {err}"),
         }
-        if let Ok(mut client) = connect(&self.inner.config).await {
-            let _ = client.lease_revoke(holding.lease()).await;
+        if let Ok(client) = connect(&self.inner.config).await {
+            let _ = revoke(&self.inner.config, &client, holding.lease()).await;
         }
     }
+}
+
+/// Revokes `lease`, which deletes the keys attached to it (its slot, its
+/// clock) at once.
+async fn revoke(config: &ClusterConfig, client: &etcd_client::Client, lease: i64) -> bool {
+    let revoked = past_refusals(config.endpoints.len(), || {
+        let mut client = client.clone();
+        async move { client.lease_revoke(lease).await }
+    });
+    revoked.await.is_ok()
 }
 
 /// How soon a failed renewal is tried again.
@@ -323,14 +334,16 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     // A lease from an earlier session may still hold a slot (etcd extends
     // leases across leader changes); give it up so the slot is free again.
     if let Some(old) = last_lease.take() {
-        let _ = client.lease_revoke(old).await;
+        let _ = revoke(config, &client, old).await;
     }
     let ttl_s = config.lease_ttl.as_secs().max(1) as i64;
     let sent = Instant::now();
-    let granted = client
-        .lease_grant(ttl_s, None)
-        .await
-        .map_err(Error::Grant)?;
+    let granted = past_refusals(config.endpoints.len(), || {
+        let mut client = client.clone();
+        async move { client.lease_grant(ttl_s, None).await }
+    })
+    .await
+    .map_err(Error::Grant)?;
     let lease = granted.id();
     *last_lease = Some(lease);
     inner.fence.extend(sent, granted.ttl());
@@ -490,6 +503,7 @@ mod tests {
         let slot = Slot(vec![("datacenter".into(), 0), ("machine".into(), machine)]);
         let writer = MarkWriter::new(
             client,
+            1,
             config.slot_key(&slot),
             config.mark_key(&slot),
             lease,

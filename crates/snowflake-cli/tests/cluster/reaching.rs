@@ -1,6 +1,8 @@
-//! Reaching etcd: mutual TLS, and a password refused over plain http.
+//! Reaching etcd: mutual TLS, a password refused over plain http, and
+//! endpoints that refuse connections among those that answer.
 
 use super::*;
+use crate::support::free_port;
 
 /// The whole refusal, as an operator sees it: exit 2 and one line that says
 /// why and how to proceed, before any connection is tried.
@@ -62,4 +64,68 @@ fn mutual_tls_to_etcd_with_the_given_ca_or_the_systems_roots() {
     drop(node);
     drop(etcd);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Endpoints that refuse connections (members that died, or were removed
+/// but are still listed), before, between and after the live members: the
+/// node's calls go round the members that answer, and a mark top-up that
+/// one refused is sent again at once to another, so none is lost to them
+/// and the mark stays the reserve plus most of the TTL ahead. (etcd-client's
+/// own balancer sent a refusing member as many calls as a live one: with
+/// four of seven refusing, about half the top-ups failed.)
+#[test]
+fn endpoints_that_refuse_connections_cost_the_node_no_mark_top_up() {
+    let scene = Scene::start();
+    // Free a moment ago, and listened on by nobody: connecting is refused.
+    let refusing: Vec<String> = (0..4)
+        .map(|_| format!("http://127.0.0.1:{}", free_port()))
+        .collect();
+    let live: Vec<&str> = (0..3).map(|i| scene.etcd.member(i)).collect();
+    let endpoints = [&refusing[..2], &[live[0].to_string()], &refusing[2..]]
+        .concat()
+        .into_iter()
+        .chain([live[1].to_string(), live[2].to_string()])
+        .collect::<Vec<_>>()
+        .join(",");
+    let ttl_s = 3;
+    let mut node = Node::start(&endpoints, &["--lease-ttl", &ttl_s.to_string()]);
+    node.wait_ready(Duration::from_secs(20));
+    // Ten renewals' worth, each with its top-up, while the node issues.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(2 * ttl_s) {
+        assert_eq!(node.ids(100).len(), 100, "{}", node.describe());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let lost: Vec<String> = node
+        .log()
+        .lines()
+        .filter(|line| line.contains("cannot move the mark ahead") && line.contains("connect"))
+        .map(String::from)
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} top-ups of the mark were lost to members that refuse connections\n{}",
+        lost.len(),
+        node.describe()
+    );
+    // As in the leader's loss (`fence.rs`): the reserve plus three fifths
+    // of the TTL ahead, less any delay; half that excess is the bound.
+    let (reserve, ttl) = (
+        snowflake::Generator::DEFAULT_RESERVE_MS as i64,
+        ttl_s as i64 * 1000,
+    );
+    let slot = node.slot();
+    let ahead = stored_mark(&scene, &slot) - now_ms();
+    assert!(
+        ahead > reserve + ttl * 3 / 10 && ahead <= reserve + ttl,
+        "the mark of {slot} is {ahead} ms ahead of the clock\n{}",
+        node.describe()
+    );
+    assert_eq!(
+        node.ready().unwrap()["fencing_events"],
+        0,
+        "{}",
+        node.describe()
+    );
+    assert_no_duplicates(&[&node]);
 }
