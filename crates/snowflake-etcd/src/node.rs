@@ -83,7 +83,7 @@ impl Inner {
         Inner {
             clocks: Arc::new(Clocks::new(config.clone(), Arc::clone(&holding))),
             holding,
-            fence: Arc::new(Fence::new(config.lease_ttl, config.margin)),
+            fence: Arc::new(Fence::new(config.lease_ttl, config.margin())),
             fencing_events: AtomicU64::new(0),
             state: Mutex::new(("starting".into(), false)),
             runtime: tokio::runtime::Handle::current(),
@@ -433,34 +433,13 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
 mod tests {
     use std::time::{Duration, Instant};
 
-    use snowflake::{Clock, Generator, Layout, ManualClock};
+    use snowflake::{Clock, Generator};
 
     use super::*;
-    use crate::config::NodeInfo;
     use crate::mark::MarkWriter;
 
     fn config() -> ClusterConfig {
-        ClusterConfig {
-            // Never dialled: etcd-client connects lazily.
-            endpoints: vec!["http://127.0.0.1:9".into()],
-            name: "test".into(),
-            layout: Layout::twitter(),
-            fixed: Vec::new(),
-            lease_ttl: Duration::from_secs(2),
-            margin: Duration::from_millis(500),
-            tolerance_ms: 5,
-            reserve_ms: 1000,
-            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-            info: NodeInfo {
-                hostname: "test".into(),
-                pid: 1,
-                address: String::new(),
-                since_ms: 0,
-            },
-            max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
-            auth: None,
-            tls: Default::default(),
-        }
+        ClusterConfig::for_tests()
     }
 
     /// The probe of `cluster status` finds a node's lease from its clock
