@@ -11,9 +11,9 @@
 //! the next call through it fails at once with that refusal, and reconnects
 //! only after. With every load equal, the balancer picks it for about one
 //! call in three of a three-member cluster, forever, and etcd-client does
-//! not try another member. A node lost one of three mark top-ups that way
-//! after the etcd leader died, and five in a row once, while its lease
-//! renewals, a stream already open on a live member, went on.
+//! not try another member. After the etcd leader died a node lost its mark
+//! top-ups that way, five in a row once, while its lease renewals, a
+//! stream already open on a live member, went on.
 //!
 //! So calls go round the members in turn, skipping a member whose last call
 //! failed below gRPC (no connection, the connection lost, no answer within
@@ -108,7 +108,7 @@ where
 
 /// Whether a member refused the call's connection: the call never reached
 /// etcd.
-fn refused(err: &etcd_client::Error) -> bool {
+pub(crate) fn refused(err: &etcd_client::Error) -> bool {
     let etcd_client::Error::GRpcStatus(status) = err else {
         return false;
     };

@@ -16,7 +16,7 @@ use crate::fence::Fence;
 use snowflake::SharedGenerator;
 
 use crate::holding::Holding;
-use crate::members::past_refusals;
+use crate::members::{past_refusals, refused};
 use crate::skew::ClockSkew;
 use crate::slots::{Slot, slot_space};
 use crate::watch::until_lost;
@@ -366,6 +366,8 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     // The renewal stream; dropped after any failure, so that a late answer
     // to an old request is never taken for the answer to a new one.
     let mut renewer = None;
+    // Renewals in a row that a member refused to connect for.
+    let mut refusals = 0;
     loop {
         if holding.is_none() {
             match claim(config, &mut client, lease, &inner.fence, &inner.runtime).await {
@@ -409,6 +411,7 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
         };
         match tokio::time::timeout(attempt, renewed).await {
             Ok(Ok(Some(resp))) if resp.ttl() > 0 => {
+                refusals = 0;
                 inner.fence.extend(sent, resp.ttl());
                 tracing::debug!(lease, ttl_s = resp.ttl(), "fence extended: lease renewed");
                 pause = period;
@@ -421,7 +424,16 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
                 }
             }
             Ok(Ok(Some(_))) => return Err(Error::LeaseExpired),
+            // A member refused the connection: nothing reached etcd, and the
+            // member is avoided now; the next goes to another at once, once
+            // for each member in a row (when all refuse, at the usual pace).
+            Ok(Err(err)) if refused(&err) && refusals + 1 < config.endpoints.len() => {
+                refusals += 1;
+                pause = Duration::ZERO;
+                renewer = None;
+            }
             Ok(Ok(None)) | Ok(Err(_)) | Err(_) => {
+                refusals = 0;
                 pause = RETRY;
                 renewer = None;
             }

@@ -238,10 +238,15 @@ fn losing_the_etcd_leader_does_not_stop_the_nodes() {
     // Free a moment ago, and listened on by nobody: connecting is refused.
     let removed = format!("http://127.0.0.1:{}", free_port());
     let endpoints = format!("{},{removed}", scene.etcd.endpoints());
-    // The longest TTL the scenarios use (3 s): most of it is there for etcd
-    // to elect a new leader.
+    // The kill may come just before a renewal was due: the node then has
+    // the TTL less the margin less a renewal period for etcd to elect a
+    // leader and a renewal to go through, 3.3 s with a 6 s TTL (1.65 s with
+    // 3 s, less than the 2.4 s an election took here under other builds,
+    // with etcd's election timeout at 500 ms: a correct node fenced).
+    let ttl_s: i64 = 6;
+    let ttl_flag = ttl_s.to_string();
     let mut nodes: Vec<Node> = (0..3)
-        .map(|_| Node::start(&endpoints, &["--lease-ttl", "3"]))
+        .map(|_| Node::start(&endpoints, &["--lease-ttl", &ttl_flag]))
         .collect();
     for node in &nodes {
         node.wait_ready(Duration::from_secs(20));
@@ -303,7 +308,10 @@ fn losing_the_etcd_leader_does_not_stop_the_nodes() {
     // stays at least the reserve plus three fifths of the TTL ahead, less
     // any delay; half that excess is the bound. Without the top-ups it
     // would be only the generator's own reserve ahead.
-    let (reserve, ttl) = (snowflake::Generator::DEFAULT_RESERVE_MS as i64, 3_000);
+    let (reserve, ttl) = (
+        snowflake::Generator::DEFAULT_RESERVE_MS as i64,
+        ttl_s * 1000,
+    );
     for node in &nodes {
         let slot = node.slot();
         let ahead = stored_mark(&scene, &slot) - now_ms();
