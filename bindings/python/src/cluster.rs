@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use snowflake::{Clock, Generator, Layout, SystemClock};
-use snowflake_etcd::{Cluster, ClusterConfig, Holding, NodeInfo, NotReady, TlsConfig};
+use snowflake::{Clock, Layout, SystemClock};
+use snowflake_etcd::{Cluster, ClusterConfig, Holding, NotReady};
 
 use crate::detach::{Releasing, issuing};
 use crate::errors::{Fault, Kind, Raised, Result};
@@ -383,8 +383,8 @@ fn stop_all_at_exit(py: Python<'_>) {
     }
 }
 
-/// The settings of a node: `ClusterConfig`'s public fields, as the command
-/// fills them for `serve --etcd`, with the defaults of the crates.
+/// The settings of a node: the crate's defaults for `serve --etcd`, with
+/// what the caller gave, and a clock that lets the GIL go while it waits.
 fn config(
     endpoints: Vec<String>,
     name: String,
@@ -394,26 +394,12 @@ fn config(
     hostname: String,
 ) -> ClusterConfig {
     let clock: Arc<dyn Clock> = Arc::new(Releasing(SystemClock));
-    ClusterConfig {
-        endpoints,
-        name,
-        layout: layout.clone(),
-        fixed,
-        lease_ttl,
-        margin: ClusterConfig::default_margin(lease_ttl),
-        tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
-        reserve_ms: Generator::DEFAULT_RESERVE_MS,
-        clock,
-        info: NodeInfo {
-            hostname,
-            pid: std::process::id(),
-            address: String::new(),
-            since_ms: 0,
-        },
-        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
-        auth: None,
-        tls: TlsConfig::default(),
-    }
+    ClusterConfig::new(endpoints, layout.clone())
+        .with_name(name)
+        .with_fixed(fixed)
+        .with_lease_ttl(lease_ttl)
+        .with_clock(clock)
+        .with_hostname(hostname)
 }
 
 /// The endpoints: a comma-separated str, as --etcd takes them, or a list.

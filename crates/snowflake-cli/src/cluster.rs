@@ -7,10 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Clock, Error, Generator, Layout, SharedGenerator};
-use snowflake_etcd::{
-    Cluster, ClusterConfig, Holder, NodeInfo, NotReady, Offset, SlotHolder, TlsConfig,
-};
+use snowflake::{Clock, Error, Layout, SharedGenerator};
+use snowflake_etcd::{Cluster, ClusterConfig, Holder, NotReady, Offset, SlotHolder, TlsConfig};
 use snowflake_server::{IdSource, Shutdown, Unavailable};
 
 use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
@@ -30,11 +28,12 @@ pub fn source(
     node: Vec<(String, u64)>,
     addr: SocketAddr,
 ) -> Result<Arc<dyn IdSource>, Failure> {
-    let mut config = config(&args.etcd, layout, node, args.lease_ttl)?;
-    config.info.address = format!("http://{addr}/");
-    config.max_clock_skew_ms = args.max_clock_skew_ms;
-    tracing::info!(endpoints = ?config.endpoints, name = %config.name, "joining the cluster");
-    let clock = Arc::clone(&config.clock);
+    let config = config(&args.etcd, layout, node)?
+        .with_lease_ttl(Duration::from_secs(args.lease_ttl))
+        .with_address(format!("http://{addr}/"))
+        .with_max_clock_skew_ms(args.max_clock_skew_ms);
+    tracing::info!(endpoints = ?config.endpoints(), name = %config.name(), "joining the cluster");
+    let clock = Arc::clone(config.clock());
     Ok(Arc::new(ClusterSource {
         cluster: Cluster::start(config),
         layout: layout.clone(),
@@ -133,11 +132,12 @@ fn unavailable(why: NotReady) -> Unavailable {
 /// The password never comes from a flag, where `ps` would show it.
 const PASSWORD_ENV: &str = "SNOWFLAKE_ETCD_PASSWORD";
 
+/// The node's settings from the flags that say where the cluster lives,
+/// checked; the rest at `ClusterConfig`'s defaults, for the caller to set.
 pub fn config(
     etcd: &EtcdArgs,
     layout: &Layout,
     fixed: Vec<(String, u64)>,
-    ttl: u64,
 ) -> Result<ClusterConfig, Failure> {
     snowflake_etcd::slot_space(layout, &fixed)?;
     // The name is part of every key: keep it to one path segment, so that
@@ -171,40 +171,23 @@ pub fn config(
             _ => None,
         },
     };
-    let auth = match &etcd.etcd_user {
-        None => None,
-        Some(user) => Some((
-            user.clone(),
-            std::env::var(PASSWORD_ENV).map_err(|_| {
+    let config = ClusterConfig::new(endpoints, layout.clone())
+        .with_name(name)
+        .with_fixed(fixed)
+        .with_tls(tls);
+    match &etcd.etcd_user {
+        None => Ok(config),
+        Some(user) => {
+            let password = std::env::var(PASSWORD_ENV).map_err(|_| {
                 Error::invalid_value(
                     "etcd_user",
                     user,
                     "set its password in SNOWFLAKE_ETCD_PASSWORD",
                 )
-            })?,
-        )),
-    };
-    let lease_ttl = Duration::from_secs(ttl);
-    Ok(ClusterConfig {
-        endpoints,
-        name: etcd.cluster.clone(),
-        layout: layout.clone(),
-        fixed,
-        lease_ttl,
-        margin: ClusterConfig::default_margin(lease_ttl),
-        tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
-        reserve_ms: Generator::DEFAULT_RESERVE_MS,
-        clock: Arc::new(snowflake::SystemClock),
-        info: NodeInfo {
-            hostname: hostname(),
-            pid: std::process::id(),
-            address: String::new(),
-            since_ms: 0,
-        },
-        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
-        auth,
-        tls,
-    })
+            })?;
+            Ok(config.with_auth(user, password))
+        }
+    }
 }
 
 /// The endpoints, each an http(s) URL with a host and port, so that a typo
@@ -312,13 +295,6 @@ fn read_pem(path: &Path, field: &'static str, kind: &str) -> Result<Vec<u8>, Fai
     Ok(pem)
 }
 
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_else(|_| "unknown".into())
-}
-
 /// A holder's clock against the caller's, as the table shows it: `?`
 /// when it did not answer the probe.
 fn clock(offset: Option<Offset>) -> String {
@@ -330,7 +306,7 @@ fn clock(offset: Option<Offset>) -> String {
 
 pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
     let layout = args.layout.resolve()?;
-    let config = config(&args.etcd, &layout, Vec::new(), 10)?;
+    let config = config(&args.etcd, &layout, Vec::new())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -359,7 +335,7 @@ pub fn status(args: &ClusterStatusArgs) -> Result<String, Failure> {
     Ok(if args.json {
         json_line(&holders)
     } else {
-        table(&config.name, &holders)
+        table(config.name(), &holders)
     })
 }
 
@@ -405,6 +381,8 @@ fn table(cluster: &str, holders: &[SlotHolder]) -> String {
 mod tests {
     use clap::Parser;
 
+    use snowflake_etcd::NodeInfo;
+
     use super::*;
     use crate::args::{Cli, ClusterCommand, Command};
 
@@ -421,16 +399,43 @@ mod tests {
         check_transport(&etcd, &endpoints(&etcd)?)
     }
 
+    /// The cluster flags' defaults are typed in `args.rs`, which builds
+    /// without cluster mode too: each must be the library's, and a node
+    /// started with no cluster flag but `--etcd` must have every setting
+    /// `ClusterConfig::new` gives.
     #[test]
-    fn the_clock_skew_flags_default_is_the_librarys() {
+    fn the_cluster_flags_defaults_are_the_librarys() {
         let argv = ["snowflake", "serve", "--etcd", "http://127.0.0.1:9"];
-        match Cli::try_parse_from(argv).unwrap().command {
-            Command::Serve(args) => assert_eq!(
-                args.max_clock_skew_ms,
-                ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS
-            ),
-            other => panic!("parsed as {other:?}"),
-        }
+        let Command::Serve(args) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not serve");
+        };
+        assert_eq!(
+            args.lease_ttl,
+            ClusterConfig::DEFAULT_LEASE_TTL.as_secs(),
+            "--lease-ttl"
+        );
+        assert_eq!(
+            args.max_clock_skew_ms,
+            ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
+            "--max-clock-skew-ms"
+        );
+        assert_eq!(args.etcd.cluster, ClusterConfig::DEFAULT_NAME, "--cluster");
+        assert_eq!(
+            etcd_args(&["--etcd", "http://127.0.0.1:9"]).cluster,
+            ClusterConfig::DEFAULT_NAME,
+            "cluster status --cluster"
+        );
+        let layout = Layout::twitter();
+        let built = config(&args.etcd, &layout, Vec::new())
+            .unwrap()
+            .with_lease_ttl(Duration::from_secs(args.lease_ttl))
+            .with_max_clock_skew_ms(args.max_clock_skew_ms);
+        let library = ClusterConfig::new(vec!["http://127.0.0.1:9".into()], layout);
+        assert_eq!(format!("{built:?}"), format!("{library:?}"));
+        assert_eq!(
+            (built.tolerance_ms(), built.reserve_ms()),
+            (library.tolerance_ms(), library.reserve_ms())
+        );
     }
 
     #[test]

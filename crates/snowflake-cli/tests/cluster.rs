@@ -16,13 +16,15 @@
 //! - the fence: a node cut off from etcd stops issuing before its last
 //!   renewal, as sent, plus the TTL less the margin, and never issues once
 //!   the next holder has; a paused node wakes fenced; all of etcd stopping
-//!   stops every node until it is back; losing the etcd leader stops none;
+//!   stops every node until it is back; losing the etcd leader, or a
+//!   listed member that is gone, stops none;
 //! - what only an operator can mend: a damaged mark keeps its slot unused,
 //!   and the node takes it once the mark is mended, without a restart;
 //! - reaching etcd: mutual TLS, and a password refused over plain http;
 //! - clock skew between nodes (`cluster/clock_skew.rs`): measured within
-//!   its stated bound of a known shift, shown and warned of, never
-//!   stopping a node.
+//!   its stated bound of a known shift, and of a clock stepped while the
+//!   nodes run; shown and warned of, never stopping a node; clock keys
+//!   forged in etcd neither referees nor measured nor reported.
 //!
 //! Every scenario collects every ID every node handed out and checks, by
 //! sorting, that none repeats. Outcomes are decided by polling with

@@ -75,6 +75,7 @@ pub(crate) async fn claim(
         }
         let writer = Arc::new(MarkWriter::new(
             client.clone(),
+            config.endpoints.len(),
             key.clone(),
             config.mark_key(&slot),
             lease,

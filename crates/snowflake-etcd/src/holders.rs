@@ -12,6 +12,7 @@ use snowflake::UnixMillis;
 use crate::config::{ClusterConfig, NodeInfo, connect};
 use crate::error::Error;
 use crate::mark::read_mark;
+use crate::members::past_refusals;
 use crate::skew::Offset;
 
 /// A slot in use, as `snowflake cluster status` lists it.
@@ -74,23 +75,21 @@ impl Holder {
 
 /// Lists the slots in use and their holders.
 pub async fn holders(config: &ClusterConfig) -> Result<Vec<SlotHolder>, Error> {
-    let mut client = connect(config).await?;
+    let client = connect(config).await?;
     let prefix = config.prefix();
-    let slots = client
-        .get(
-            format!("{prefix}slots/"),
-            Some(GetOptions::new().with_prefix()),
-        )
-        .await
-        .map_err(Error::Read)?;
-    let marks = client
-        .get(
-            format!("{prefix}marks/"),
-            Some(GetOptions::new().with_prefix()),
-        )
-        .await
-        .map_err(Error::Read)?;
     let slot_prefix = format!("{prefix}slots/");
+    let client = &client;
+    let read = |under: String| {
+        past_refusals(config.endpoints.len(), move || {
+            let (mut client, under) = (client.clone(), under.clone());
+            async move {
+                let options = GetOptions::new().with_prefix();
+                client.get(under, Some(options)).await
+            }
+        })
+    };
+    let slots = read(slot_prefix.clone()).await.map_err(Error::Read)?;
+    let marks = read(format!("{prefix}marks/")).await.map_err(Error::Read)?;
     let mut out = Vec::new();
     for kv in slots.kvs() {
         let key = String::from_utf8_lossy(kv.key());

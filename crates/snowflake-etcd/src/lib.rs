@@ -39,7 +39,8 @@
 //! server; `fence` is the deadline; `claim` takes a slot and starts its
 //! generator; `watch` notices a held slot's key vanishing; `txn` holds the
 //! compare-then-write transactions; `mark` is the generator's mark store on
-//! etcd; `slots` enumerates the slots; `holders` reads them for
+//! etcd; `members` chooses the etcd member each call goes to, avoiding one
+//! that just failed; `slots` enumerates the slots; `holders` reads them for
 //! `cluster status`; `skew` is the arithmetic of clock offsets, and
 //! `clocks` publishes, watches and probes for it.
 #![warn(missing_docs)]
@@ -52,6 +53,7 @@ mod fence;
 mod holders;
 mod holding;
 mod mark;
+mod members;
 mod node;
 mod skew;
 mod slots;

@@ -8,6 +8,7 @@ use etcd_client::Client;
 use snowflake::{Error, Layout, MarkStore};
 
 use crate::fence::Fence;
+use crate::members::past_refusals;
 use crate::txn::put_mark;
 
 /// How long one etcd call for the mark may take.
@@ -65,6 +66,8 @@ pub(crate) struct MarkWriter {
     /// Set by the last write of a clean shutdown: a top-up still queued
     /// behind it must not raise the mark again.
     closed: AtomicBool,
+    /// How many etcd members the client goes round.
+    members: usize,
 }
 
 impl std::fmt::Debug for MarkWriter {
@@ -89,8 +92,15 @@ async fn within_time<T>(
 
 impl MarkWriter {
     /// The writer of the mark at `mark_key` for the slot at `slot_key`,
-    /// held under `lease`; nothing written yet.
-    pub(crate) fn new(client: Client, slot_key: String, mark_key: String, lease: i64) -> Self {
+    /// held under `lease`, through `client`, which goes round `members`
+    /// etcd members; nothing written yet.
+    pub(crate) fn new(
+        client: Client,
+        members: usize,
+        slot_key: String,
+        mark_key: String,
+        lease: i64,
+    ) -> Self {
         MarkWriter {
             client,
             slot_key,
@@ -99,6 +109,7 @@ impl MarkWriter {
             durable: AtomicI64::new(0),
             writing: tokio::sync::Mutex::new(()),
             closed: AtomicBool::new(false),
+            members: members.max(1),
         }
     }
 
@@ -113,15 +124,7 @@ impl MarkWriter {
             if mark_ms <= self.durable.load(Ordering::Acquire) {
                 return Ok(true);
             }
-            let mut client = self.client.clone();
-            let succeeded = put_mark(
-                &mut client,
-                &self.slot_key,
-                &self.mark_key,
-                self.lease,
-                mark_ms,
-            )
-            .await?;
+            let succeeded = self.put(mark_ms).await?;
             if succeeded {
                 self.durable.fetch_max(mark_ms, Ordering::AcqRel);
             }
@@ -131,9 +134,7 @@ impl MarkWriter {
         .then_some(())
         .ok_or_else(|| Error::store_failure("the slot is no longer held by this node's lease"))
     }
-}
 
-impl MarkWriter {
     /// The last write of a clean shutdown: stores `mark_ms` even below the
     /// marks stored before, if this node's lease still holds the slot, and
     /// refuses every write after it. The caller must have stopped issuing
@@ -145,19 +146,30 @@ impl MarkWriter {
             // What is stored from now on is at most this: nothing above it
             // counts as covered any more.
             self.durable.fetch_min(mark_ms, Ordering::AcqRel);
-            let mut client = self.client.clone();
-            put_mark(
-                &mut client,
-                &self.slot_key,
-                &self.mark_key,
-                self.lease,
-                mark_ms,
-            )
-            .await
+            self.put(mark_ms).await
         })
         .await?
         .then_some(())
         .ok_or_else(|| Error::store_failure("the slot is no longer held by this node's lease"))
+    }
+
+    /// Puts the mark, fenced by the slot's lease; whether the lease still
+    /// held the slot. A member that is gone costs no write (see `members`).
+    async fn put(&self, mark_ms: i64) -> Result<bool, etcd_client::Error> {
+        past_refusals(self.members, || {
+            let mut client = self.client.clone();
+            async move {
+                put_mark(
+                    &mut client,
+                    &self.slot_key,
+                    &self.mark_key,
+                    self.lease,
+                    mark_ms,
+                )
+                .await
+            }
+        })
+        .await
     }
 }
 

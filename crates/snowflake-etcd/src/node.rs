@@ -16,6 +16,7 @@ use crate::fence::Fence;
 use snowflake::SharedGenerator;
 
 use crate::holding::Holding;
+use crate::members::{past_refusals, refused};
 use crate::skew::ClockSkew;
 use crate::slots::{Slot, slot_space};
 use crate::watch::until_lost;
@@ -82,7 +83,7 @@ impl Inner {
         Inner {
             clocks: Arc::new(Clocks::new(config.clone(), Arc::clone(&holding))),
             holding,
-            fence: Arc::new(Fence::new(config.lease_ttl, config.margin)),
+            fence: Arc::new(Fence::new(config.lease_ttl, config.margin())),
             fencing_events: AtomicU64::new(0),
             state: Mutex::new(("starting".into(), false)),
             runtime: tokio::runtime::Handle::current(),
@@ -246,10 +247,20 @@ impl Cluster {
             // The mark stays where it was: above every ID, only further ahead.
             Err(err) => tracing::warn!(slot = %holding.slot, "cannot lower the mark: {err}"),
         }
-        if let Ok(mut client) = connect(&self.inner.config).await {
-            let _ = client.lease_revoke(holding.lease()).await;
+        if let Ok(client) = connect(&self.inner.config).await {
+            let _ = revoke(&self.inner.config, &client, holding.lease()).await;
         }
     }
+}
+
+/// Revokes `lease`, which deletes the keys attached to it (its slot, its
+/// clock) at once.
+async fn revoke(config: &ClusterConfig, client: &etcd_client::Client, lease: i64) -> bool {
+    let revoked = past_refusals(config.endpoints.len(), || {
+        let mut client = client.clone();
+        async move { client.lease_revoke(lease).await }
+    });
+    revoked.await.is_ok()
 }
 
 /// How soon a failed renewal is tried again.
@@ -323,14 +334,16 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     // A lease from an earlier session may still hold a slot (etcd extends
     // leases across leader changes); give it up so the slot is free again.
     if let Some(old) = last_lease.take() {
-        let _ = client.lease_revoke(old).await;
+        let _ = revoke(config, &client, old).await;
     }
     let ttl_s = config.lease_ttl.as_secs().max(1) as i64;
     let sent = Instant::now();
-    let granted = client
-        .lease_grant(ttl_s, None)
-        .await
-        .map_err(Error::Grant)?;
+    let granted = past_refusals(config.endpoints.len(), || {
+        let mut client = client.clone();
+        async move { client.lease_grant(ttl_s, None).await }
+    })
+    .await
+    .map_err(Error::Grant)?;
     let lease = granted.id();
     *last_lease = Some(lease);
     inner.fence.extend(sent, granted.ttl());
@@ -353,6 +366,8 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
     // The renewal stream; dropped after any failure, so that a late answer
     // to an old request is never taken for the answer to a new one.
     let mut renewer = None;
+    // Renewals in a row that a member refused to connect for.
+    let mut refusals = 0;
     loop {
         if holding.is_none() {
             match claim(config, &mut client, lease, &inner.fence, &inner.runtime).await {
@@ -396,6 +411,7 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
         };
         match tokio::time::timeout(attempt, renewed).await {
             Ok(Ok(Some(resp))) if resp.ttl() > 0 => {
+                refusals = 0;
                 inner.fence.extend(sent, resp.ttl());
                 tracing::debug!(lease, ttl_s = resp.ttl(), "fence extended: lease renewed");
                 pause = period;
@@ -408,7 +424,16 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
                 }
             }
             Ok(Ok(Some(_))) => return Err(Error::LeaseExpired),
+            // A member refused the connection: nothing reached etcd, and the
+            // member is avoided now; the next goes to another at once, once
+            // for each member in a row (when all refuse, at the usual pace).
+            Ok(Err(err)) if refused(&err) && refusals + 1 < config.endpoints.len() => {
+                refusals += 1;
+                pause = Duration::ZERO;
+                renewer = None;
+            }
             Ok(Ok(None)) | Ok(Err(_)) | Err(_) => {
+                refusals = 0;
                 pause = RETRY;
                 renewer = None;
             }
@@ -420,34 +445,13 @@ async fn session(inner: &Arc<Inner>, last_lease: &mut Option<i64>) -> Result<(),
 mod tests {
     use std::time::{Duration, Instant};
 
-    use snowflake::{Clock, Generator, Layout, ManualClock};
+    use snowflake::{Clock, Generator};
 
     use super::*;
-    use crate::config::NodeInfo;
     use crate::mark::MarkWriter;
 
     fn config() -> ClusterConfig {
-        ClusterConfig {
-            // Never dialled: etcd-client connects lazily.
-            endpoints: vec!["http://127.0.0.1:9".into()],
-            name: "test".into(),
-            layout: Layout::twitter(),
-            fixed: Vec::new(),
-            lease_ttl: Duration::from_secs(2),
-            margin: Duration::from_millis(500),
-            tolerance_ms: 5,
-            reserve_ms: 1000,
-            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-            info: NodeInfo {
-                hostname: "test".into(),
-                pid: 1,
-                address: String::new(),
-                since_ms: 0,
-            },
-            max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
-            auth: None,
-            tls: Default::default(),
-        }
+        ClusterConfig::for_tests()
     }
 
     /// The probe of `cluster status` finds a node's lease from its clock
@@ -490,6 +494,7 @@ mod tests {
         let slot = Slot(vec![("datacenter".into(), 0), ("machine".into(), machine)]);
         let writer = MarkWriter::new(
             client,
+            1,
             config.slot_key(&slot),
             config.mark_key(&slot),
             lease,

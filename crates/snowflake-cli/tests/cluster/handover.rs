@@ -21,8 +21,7 @@ fn a_killed_nodes_slot_is_taken_over_above_its_ids_because_of_the_mark() {
     // A clock two seconds behind the dead node's last ID, and a reserve
     // wide enough that the heir waits for the mark rather than refusing it.
     let clock = Arc::new(ManualClock::new(time_of(max_dead) - 2_000));
-    let mut config = in_process::config(&scene.etcd, &slot, clock);
-    config.reserve_ms = 30_000;
+    let config = in_process::config(&scene.etcd, &slot, clock).with_reserve_ms(30_000);
     let heir = InProcess::start(config);
     let holding = heir.holding(Duration::from_secs(TTL_S + 15), || dead.describe());
     assert_eq!(holding.slot.to_string(), slot);
@@ -69,8 +68,7 @@ fn a_cleanly_stopped_nodes_slot_is_free_at_once_and_its_mark_covers_its_ids() {
         first.describe()
     );
     let clock = Arc::new(ManualClock::new(time_of(last) - 2_000));
-    let mut config = in_process::config(&scene.etcd, slot, clock);
-    config.reserve_ms = 30_000;
+    let config = in_process::config(&scene.etcd, slot, clock).with_reserve_ms(30_000);
     let heir = InProcess::start(config);
     let holding = heir.holding(Duration::from_secs(5), || first.describe());
     assert!(

@@ -179,7 +179,8 @@ fn every_slot_taken(layout: Layout, ttl: Duration, window: Duration, per_round: 
     assert_eq!(
         held(&nodes).len(),
         slots,
-        "a node lost its slot in the window"
+        "a node lost its slot in the window: {}",
+        not_ready(&nodes)
     );
 
     // A node dies; the extra one takes its slot, above its IDs.

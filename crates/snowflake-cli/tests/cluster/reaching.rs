@@ -1,6 +1,11 @@
-//! Reaching etcd: mutual TLS, and a password refused over plain http.
+//! Reaching etcd: mutual TLS, a password refused over plain http, and
+//! members that refuse connections.
+
+use snowflake::Layout;
+use snowflake_etcd::ClusterConfig;
 
 use super::*;
+use crate::support::free_port;
 
 /// The whole refusal, as an operator sees it: exit 2 and one line that says
 /// why and how to proceed, before any connection is tried.
@@ -62,4 +67,47 @@ fn mutual_tls_to_etcd_with_the_given_ca_or_the_systems_roots() {
     drop(node);
     drop(etcd);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client (`snowflake_etcd::connect`, as every node and `cluster status`
+/// make theirs) whose endpoints list three members that refuse connections
+/// between the three that answer sends each of them a call now and then,
+/// not a share of all calls: a member that failed is avoided for a while
+/// that doubles with each failure in a row, from half a second. So in `t`
+/// seconds each costs at most 1 + log2(2t + 1) failed calls; one more is
+/// the slack. (etcd-client's own balancer sent them about a third of the
+/// calls.)
+#[test]
+fn members_that_refuse_connections_cost_a_client_a_call_now_and_then() {
+    let scene = Scene::start();
+    let refusing: Vec<String> = (0..3)
+        .map(|_| format!("http://127.0.0.1:{}", free_port()))
+        .collect();
+    let endpoints = (0..3)
+        .flat_map(|i| [scene.etcd.member(i).to_string(), refusing[i].clone()])
+        .collect();
+    let config = ClusterConfig::new(endpoints, Layout::twitter()).with_name("test");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (calls, failed, took) = runtime.block_on(async {
+        let mut client = snowflake_etcd::connect(&config).await.unwrap();
+        let (start, calls) = (Instant::now(), 150);
+        let mut failed = 0;
+        for i in 0..calls {
+            let put = client.put("/snowflake/test/calls", i.to_string(), None);
+            if put.await.is_err() {
+                failed += 1;
+            }
+        }
+        (calls, failed, start.elapsed())
+    });
+    let each = 2.0 + (2.0 * took.as_secs_f64() + 1.0).log2();
+    assert!(
+        f64::from(failed) <= refusing.len() as f64 * each,
+        "{failed} of {calls} calls failed in {took:?}: more than {each:.1} for each of the \
+         {} members that refuse connections",
+        refusing.len()
+    );
 }

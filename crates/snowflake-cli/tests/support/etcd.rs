@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
+use snowflake::Layout;
+use snowflake_etcd::ClusterConfig;
 
 use crate::scenario::{scratch, signal, unique};
 use crate::support::{free_port, http};
@@ -190,6 +192,15 @@ impl Etcd {
             .map(|m| m.client.clone())
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    /// A node of cluster `name` of `layout` on this etcd, with
+    /// `ClusterConfig::new`'s settings, which are `snowflake serve
+    /// --etcd`'s: where every node the scenarios run in this process
+    /// starts.
+    pub fn node_config(&self, name: &str, layout: Layout) -> ClusterConfig {
+        let endpoints = self.endpoints().split(',').map(String::from).collect();
+        ClusterConfig::new(endpoints, layout).with_name(name)
     }
 
     /// Member `i`'s client URL.

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Generator, Layout, SystemClock};
-use snowflake_etcd::{Cluster, ClusterConfig, Holding, NodeInfo};
+use snowflake::Layout;
+use snowflake_etcd::{Cluster, ClusterConfig, Holding};
 
 use crate::etcd::Etcd;
 
@@ -80,24 +80,8 @@ impl Drop for Fleet {
 /// --etcd` uses by default, but `ttl`; no node field fixed, the system
 /// clock. `n` tells nodes apart in their slot keys.
 pub fn config(etcd: &Etcd, name: &str, layout: &Layout, ttl: Duration, n: usize) -> ClusterConfig {
-    ClusterConfig {
-        endpoints: etcd.endpoints().split(',').map(String::from).collect(),
-        name: name.into(),
-        layout: layout.clone(),
-        fixed: Vec::new(),
-        lease_ttl: ttl,
-        margin: ClusterConfig::default_margin(ttl),
-        tolerance_ms: Generator::DEFAULT_TOLERANCE_MS,
-        reserve_ms: Generator::DEFAULT_RESERVE_MS,
-        clock: Arc::new(SystemClock),
-        info: NodeInfo {
-            hostname: "fleet".into(),
-            pid: std::process::id(),
-            address: format!("in-process #{n}"),
-            since_ms: 0,
-        },
-        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
-        auth: None,
-        tls: Default::default(),
-    }
+    etcd.node_config(name, layout.clone())
+        .with_lease_ttl(ttl)
+        .with_hostname("fleet")
+        .with_address(format!("in-process #{n}"))
 }

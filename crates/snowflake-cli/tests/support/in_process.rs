@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snowflake::{Clock, Layout};
-use snowflake_etcd::{Cluster, ClusterConfig, Holding, NodeInfo};
+use snowflake_etcd::{Cluster, ClusterConfig, Holding};
 
 use crate::etcd::Etcd;
 use crate::scenario::{TTL_S, poll};
@@ -82,7 +82,8 @@ impl Drop for InProcess {
 }
 
 /// A node of cluster `test` on `etcd`, fixed to `slot` of the twitter
-/// layout, reading `clock`.
+/// layout, reading `clock`, on the scenarios' lease TTL; every other
+/// setting `snowflake serve --etcd`'s.
 pub fn config(etcd: &Etcd, slot: &str, clock: Arc<dyn Clock>) -> ClusterConfig {
     let fixed = slot
         .split(',')
@@ -91,24 +92,10 @@ pub fn config(etcd: &Etcd, slot: &str, clock: Arc<dyn Clock>) -> ClusterConfig {
             (name.to_string(), value.parse().unwrap())
         })
         .collect();
-    ClusterConfig {
-        endpoints: etcd.endpoints().split(',').map(String::from).collect(),
-        name: "test".into(),
-        layout: Layout::twitter(),
-        fixed,
-        lease_ttl: Duration::from_secs(TTL_S),
-        margin: Duration::from_millis(500),
-        tolerance_ms: 5,
-        reserve_ms: 1000,
-        clock,
-        info: NodeInfo {
-            hostname: "test".into(),
-            pid: std::process::id(),
-            address: "in-process".into(),
-            since_ms: 0,
-        },
-        max_clock_skew_ms: ClusterConfig::DEFAULT_MAX_CLOCK_SKEW_MS,
-        auth: None,
-        tls: Default::default(),
-    }
+    etcd.node_config("test", Layout::twitter())
+        .with_fixed(fixed)
+        .with_lease_ttl(Duration::from_secs(TTL_S))
+        .with_clock(clock)
+        .with_hostname("test")
+        .with_address("in-process")
 }
