@@ -7,13 +7,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowflake::{Clock, Error, Layout, SharedGenerator};
+use snowflake::{Clock, Layout, SharedGenerator};
 use snowflake_etcd::{Cluster, ClusterConfig, Holder, NotReady, Offset, SlotHolder, TlsConfig};
 use snowflake_server::{IdSource, Shutdown, Unavailable};
 
 use crate::args::{ClusterStatusArgs, EtcdArgs, ServeArgs};
 use crate::failure::Failure;
 use crate::output::{escape_controls, json_line, report};
+use crate::usage::UsageError;
 
 /// This binary has cluster mode.
 pub fn available() -> Result<(), Failure> {
@@ -149,7 +150,7 @@ pub fn config(
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
     {
-        return Err(Failure::Usage(Error::invalid_value(
+        return Err(Failure::Argument(UsageError::new(
             "cluster",
             name,
             "a cluster name is 1 to 64 letters, digits, '-', '_' or '.'",
@@ -179,7 +180,7 @@ pub fn config(
         None => Ok(config),
         Some(user) => {
             let password = std::env::var(PASSWORD_ENV).map_err(|_| {
-                Error::invalid_value(
+                UsageError::new(
                     "etcd_user",
                     user,
                     "set its password in SNOWFLAKE_ETCD_PASSWORD",
@@ -192,7 +193,7 @@ pub fn config(
 
 /// The endpoints, each an http(s) URL with a host and port, so that a typo
 /// fails here with status 2 rather than as a node that is never ready.
-fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
+fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, UsageError> {
     let endpoints: Vec<String> = etcd
         .etcd
         .iter()
@@ -200,7 +201,7 @@ fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
         .filter(|e| !e.is_empty())
         .collect();
     if endpoints.is_empty() {
-        return Err(Error::invalid_value(
+        return Err(UsageError::new(
             "etcd",
             "\"\"",
             "give one or more etcd endpoints, such as http://127.0.0.1:2379",
@@ -215,7 +216,7 @@ fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
                 .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
         });
         if !ok {
-            return Err(Error::invalid_value(
+            return Err(UsageError::new(
                 "etcd",
                 endpoint,
                 "an endpoint is http://HOST:PORT or https://HOST:PORT",
@@ -229,13 +230,13 @@ fn endpoints(etcd: &EtcdArgs) -> Result<Vec<String>, Error> {
 /// schemes (etcd-client uses one TLS setting for all), TLS files with
 /// http:// endpoints (they would be ignored), and a password sent in clear
 /// text over http:// unless the operator says that is intended.
-fn check_transport(etcd: &EtcdArgs, endpoints: &[String]) -> Result<(), Error> {
+fn check_transport(etcd: &EtcdArgs, endpoints: &[String]) -> Result<(), UsageError> {
     let https = endpoints
         .iter()
         .filter(|e| e.starts_with("https://"))
         .count();
     if https != 0 && https != endpoints.len() {
-        return Err(Error::invalid_value(
+        return Err(UsageError::new(
             "etcd",
             &endpoints.join(","),
             "endpoints are all http:// or all https://",
@@ -250,7 +251,7 @@ fn check_transport(etcd: &EtcdArgs, endpoints: &[String]) -> Result<(), Error> {
         .into_iter()
         .find_map(|(field, path)| path.as_ref().map(|p| (field, p)));
         if let Some((field, path)) = tls_file {
-            return Err(Error::invalid_value(
+            return Err(UsageError::new(
                 field,
                 &path.display().to_string(),
                 "TLS files need https:// endpoints; the --etcd endpoints are http://",
@@ -259,7 +260,7 @@ fn check_transport(etcd: &EtcdArgs, endpoints: &[String]) -> Result<(), Error> {
         if let Some(user) = &etcd.etcd_user
             && !etcd.etcd_allow_plaintext_password
         {
-            return Err(Error::invalid_value(
+            return Err(UsageError::new(
                 "etcd_user",
                 user,
                 "over http:// endpoints the password would cross the network in clear text; \
@@ -286,7 +287,7 @@ fn read_pem(path: &Path, field: &'static str, kind: &str) -> Result<Vec<u8>, Fai
         .lines()
         .any(|line| line.starts_with("-----BEGIN ") && line.ends_with(&format!("{kind}-----")));
     if !holds {
-        return Err(Failure::Usage(Error::invalid_value(
+        return Err(Failure::Argument(UsageError::new(
             field,
             &path.display().to_string(),
             "the file is not PEM of the expected kind (a CERTIFICATE for --etcd-ca and --etcd-cert, a PRIVATE KEY for --etcd-key)",
@@ -394,7 +395,7 @@ mod tests {
         }
     }
 
-    fn transport(line: &[&str]) -> Result<(), Error> {
+    fn transport(line: &[&str]) -> Result<(), UsageError> {
         let etcd = etcd_args(line);
         check_transport(&etcd, &endpoints(&etcd)?)
     }
@@ -469,7 +470,7 @@ mod tests {
     fn a_password_over_http_is_refused_unless_the_operator_says_so() {
         let err =
             transport(&["--etcd", "http://10.0.0.1:2379", "--etcd-user", "alice"]).unwrap_err();
-        assert_eq!(err.kind(), snowflake::ErrorKind::InvalidInput);
+        assert_eq!(err.field(), "etcd_user");
         let message = err.to_string();
         assert!(message.contains("alice"), "{message}");
         assert!(message.contains("clear text"), "{message}");
@@ -555,7 +556,7 @@ mod tests {
         assert!(read_pem(&key, "etcd_key", "PRIVATE KEY").is_ok());
         // Swapped: the key where the certificate belongs.
         match read_pem(&key, "etcd_cert", "CERTIFICATE") {
-            Err(Failure::Usage(err)) => assert!(err.to_string().starts_with("etcd_cert "), "{err}"),
+            Err(Failure::Argument(err)) => assert_eq!(err.field(), "etcd_cert", "{err}"),
             other => panic!("{other:?}"),
         }
         match read_pem(&dir.join("missing.pem"), "etcd_ca", "CERTIFICATE") {
