@@ -351,6 +351,27 @@ impl TextForm {
         if spec.fixed { Some(spec.width) } else { None }
     }
 
+    /// The most digits the form reads: as many as the largest ID takes, so
+    /// that leading zeros past it are refused as a too-long fixed-width ID
+    /// is, in every form, and the "1 to N" of each form's message is true.
+    ///
+    /// ```
+    /// use snowflake::TextForm;
+    ///
+    /// assert_eq!(TextForm::Decimal.max_digits(), 20);
+    /// assert_eq!(TextForm::Hex.max_digits(), 16);
+    /// assert_eq!(TextForm::Base58.max_digits(), 11);
+    /// ```
+    pub const fn max_digits(self) -> usize {
+        let radix = self.spec().alphabet.len() as u64;
+        let (mut left, mut digits) = (u64::MAX, 0);
+        while left > 0 {
+            left /= radix;
+            digits += 1;
+        }
+        digits
+    }
+
     /// The characters the form writes its digits with, in the order of
     /// their values (after the prefix, if any).
     ///
@@ -566,7 +587,7 @@ impl TextForm {
             }
             return Ok(value);
         }
-        if self.fixed_width().is_some_and(|width| digits.len() > width) {
+        if digits.len() > self.max_digits() {
             return Err((TextProblem::TooLong(digits.len()), 0));
         }
         self.slow_value_of(digits)
@@ -869,6 +890,23 @@ mod tests {
                 "id \"LygHa16AHYG\" does not fit in 64 bits; IDs are 0 to 18446744073709551615; a base62 ID",
             ),
             (TextForm::Base32, "G000000000000", "does not fit in 64 bits"),
+            // Leading zeros past the largest ID's length, in the forms
+            // without a fixed width too: "1 to N" holds for every form.
+            (
+                TextForm::Base58,
+                "111111111111",
+                "id \"111111111111\" is not base58: it is 12 characters long; a base58 ID is 1 to 11",
+            ),
+            (
+                TextForm::Decimal,
+                "000000000000000000001",
+                "is not decimal: it is 21 characters long; a decimal ID is 1 to 20",
+            ),
+            (
+                TextForm::Hex,
+                "0x00000000000000001",
+                "is not hex: it is 17 characters long; a hex ID is 1 to 16",
+            ),
             (TextForm::Base58, "jpXCZedGfVR", "does not fit in 64 bits"),
             (
                 TextForm::Base58,

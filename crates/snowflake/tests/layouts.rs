@@ -314,12 +314,13 @@ proptest! {
             Err(_) => prop_assert!(ts > to || !in_time || !to_in_time),
         }
 
-        // The ID parser: decimal, or hexadecimal after 0x.
-        let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-            Some(hex) => (hex, 16),
-            None => (text.as_str(), 10),
+        // The ID parser: decimal, or hexadecimal after 0x, with no more
+        // digits than u64::MAX has (20 and 16), leading zeros included.
+        let (digits, radix, most) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            Some(hex) => (hex, 16, 16),
+            None => (text.as_str(), 10, 20),
         };
-        let expected = (!digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)))
+        let expected = (!digits.is_empty() && digits.len() <= most && digits.chars().all(|c| c.is_digit(radix)))
             .then(|| u64::from_str_radix(digits, radix).ok())
             .flatten();
         prop_assert_eq!(Id::parse(&text).ok().map(Id::get), expected);

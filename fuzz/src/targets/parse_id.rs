@@ -18,13 +18,18 @@ pub fn run(data: &[u8]) {
 
     // `u64::from_str` and `from_str_radix` also take a leading `+`, which the
     // ID parser rejects, so the oracle only sees bare digits.
-    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => (hex, 16),
-        None => (s, 10),
+    // Nor does it take more digits than u64::MAX has (20, or 16 in hex),
+    // leading zeros included, where the standard library takes any number.
+    let (digits, radix, most) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => (hex, 16, 16),
+        None => (s, 10, 20),
     };
     let bare = !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
     if bare {
-        let expected = u64::from_str_radix(digits, radix).ok().map(Id::new);
+        let expected = u64::from_str_radix(digits, radix)
+            .ok()
+            .filter(|_| digits.len() <= most)
+            .map(Id::new);
         assert_eq!(
             parsed.as_ref().ok(),
             expected.as_ref(),

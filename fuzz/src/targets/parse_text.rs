@@ -37,7 +37,15 @@ fn oracle(form: TextForm, text: &str) -> Option<u128> {
             .replace('O', "0"),
         _ => text.to_string(),
     };
-    if digits.is_empty() || form.fixed_width().is_some_and(|w| digits.len() > w) {
+    // No form reads more digits than the largest ID has in it: 20, 16, 13,
+    // 11 and 11.
+    let most = match form {
+        TextForm::Decimal => 20,
+        TextForm::Hex => 16,
+        TextForm::Base32 => 13,
+        TextForm::Base62 | TextForm::Base58 => 11,
+    };
+    if digits.is_empty() || digits.len() > most {
         return None;
     }
     let mut value: u128 = 0;
