@@ -31,10 +31,7 @@ export class BulkPanel {
     this.rows = null;
     this.decodedWith = null; // the layout of the rows, which names the CSV file
     whenSubmitted(this.$.form, () => this.decodeAll());
-    this.$.copy.addEventListener('click', async () => {
-      const copied = await copier.copyText(this.csv());
-      this.$.summary.textContent = prefs.t(copied ? 'copy.done' : 'copy.failed', { what: 'CSV' });
-    });
+    this.$.copy.addEventListener('click', () => copier.copyCsv(this.csv(), this.$.summary));
     this.$.download.addEventListener('click', () => this.download());
   }
 

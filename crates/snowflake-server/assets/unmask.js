@@ -54,10 +54,7 @@ export class UnmaskPanel {
     this.$.key.addEventListener('input', () => this.errors.key.clear());
     for (const radio of this.ways) radio.addEventListener('change', () => this.relabel());
     this.$.forget.addEventListener('click', () => this.forget());
-    this.$.copy.addEventListener('click', async () => {
-      const copied = await copier.copyText(this.csv());
-      this.$.summary.textContent = prefs.t(copied ? 'copy.done' : 'copy.failed', { what: 'CSV' });
-    });
+    this.$.copy.addEventListener('click', () => copier.copyCsv(this.csv(), this.$.summary));
     this.$.table.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
       if (button && this.shown) onDecode(button.dataset.id, this.shown.layout.name);
