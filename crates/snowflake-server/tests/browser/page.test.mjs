@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { PRESET_TABLE, VECTORS, errorOf, snowflake } from './support/data.mjs';
+import { PRESET_TABLE, VECTORS, attemptVector, errorOf, snowflake } from './support/data.mjs';
 import { ARTIFACTS, BASE, SAVED, TEST, axe, fact, open, text, until, useBrowser, waitFor, waitText } from './support/browser.mjs';
 
 // Everything the first view loads, compressed: the page is one document.
@@ -162,16 +162,7 @@ test('every compose vector composes to its ID and decodes back, through the page
 // The error the package, the page's own module, raises for a vector's
 // mistake: the words the page must show, which are the command's and the API's.
 function vectorError(e) {
-  return errorOf(() => {
-    if (e.op === 'layout') {
-      const options = {};
-      if (e.epoch_ms !== undefined) options.epoch = big(e.epoch_ms);
-      if (e.tick_ms !== undefined) options.tickMs = big(e.tick_ms);
-      return snowflake.parseLayout(e.spec, options);
-    }
-    if (e.op === 'decode') return snowflake.decode(e.id, e.layout);
-    return snowflake.compose({ timestamp: e.timestamp_ms, fields: e.fields }, e.layout);
-  });
+  return errorOf(() => attemptVector(e));
 }
 
 test("every error vector shows the core's message beside its field, in German after words that name the field", TEST, async (t) => {
