@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SnowflakeError } from '../index.js';
+import { SnowflakeError, compose, decode, parseLayout } from '../index.js';
 
 export const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = path.resolve(PACKAGE, '../..');
@@ -13,6 +13,21 @@ export const ROOT = path.resolve(PACKAGE, '../..');
 const json = (file) => JSON.parse(readFileSync(path.join(ROOT, 'testdata', file), 'utf8'));
 export const VECTORS = json('vectors.json');
 export const MASK_CASES = json('mask-vectors.json').cases;
+
+/** A vector's layout: its spec, with the epoch and tick the vector gives, if any. */
+export function vectorLayout(spec, { epoch_ms, tick_ms }) {
+  const options = {};
+  if (epoch_ms !== undefined) options.epoch = BigInt(epoch_ms);
+  if (tick_ms !== undefined) options.tickMs = BigInt(tick_ms);
+  return parseLayout(spec, options);
+}
+
+/** What an error vector (`VECTORS.errors`) asks of the package, which must throw: read a layout, decode or compose. */
+export function attemptVector(e) {
+  if (e.op === 'layout') return vectorLayout(e.spec, e);
+  if (e.op === 'decode') return decode(e.id, e.layout);
+  return compose({ timestamp: e.timestamp_ms, fields: e.fields }, e.layout);
+}
 
 /** The command, built by scripts/npm-test; its absence fails the tests that need it. */
 export function cli() {

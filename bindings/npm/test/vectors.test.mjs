@@ -6,17 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as sf from '../index.js';
-import { VECTORS, thrown } from './support.mjs';
+import { VECTORS, attemptVector, thrown, vectorLayout } from './support.mjs';
 
 // The sections of the vector file read here: a new one must be read here too.
 const READ = ['compose', 'errors', 'presets', 'readings'];
-
-function layoutOf(c) {
-  const options = {};
-  if (c.epoch_ms !== undefined) options.epoch = BigInt(c.epoch_ms);
-  if (c.tick_ms !== undefined) options.tickMs = BigInt(c.tick_ms);
-  return sf.parseLayout(c.layout, options);
-}
 
 test('every section of the vector file is read here', () => {
   assert.deepEqual(Object.keys(VECTORS).sort(), [...READ].sort());
@@ -41,7 +34,7 @@ test('the presets are the vectors\' presets, in order, with their platforms', ()
 for (const c of VECTORS.compose) {
   const name = `${c.layout}${c.epoch_ms !== undefined ? ` epoch ${c.epoch_ms}` : ''}${c.tick_ms !== undefined ? ` tick ${c.tick_ms}` : ''} at ${c.timestamp_ms} → ${c.id}`;
   test(`compose and decode: ${name}`, () => {
-    const layout = layoutOf(c);
+    const layout = vectorLayout(c.layout, c);
     // Fields as Numbers, as BigInts and as text: the same ID each way.
     const asBig = Object.fromEntries(Object.entries(c.fields).map(([k, v]) => [k, BigInt(v)]));
     const asText = Object.fromEntries(Object.entries(c.fields).map(([k, v]) => [k, String(v)]));
@@ -70,20 +63,9 @@ for (const c of VECTORS.compose) {
   });
 }
 
-function attempt(e) {
-  if (e.op === 'layout') {
-    const options = {};
-    if (e.epoch_ms !== undefined) options.epoch = BigInt(e.epoch_ms);
-    if (e.tick_ms !== undefined) options.tickMs = BigInt(e.tick_ms);
-    return sf.parseLayout(e.spec, options);
-  }
-  if (e.op === 'decode') return sf.decode(e.id, e.layout);
-  return sf.compose({ timestamp: e.timestamp_ms, fields: e.fields }, e.layout);
-}
-
 for (const e of VECTORS.errors) {
   test(`error: ${e.op} ${e.layout} → ${e.field} ${e.value}`, async () => {
-    const error = thrown(() => attempt(e));
+    const error = thrown(() => attemptVector(e));
     assert.equal(error.kind, 'InvalidInput');
     assert.equal(error.field, e.field);
     assert.ok(error.message.includes(e.value), `${error.message} names ${e.value}`);

@@ -4,7 +4,7 @@
 // the rows on screen.
 import { decodeMany } from './many.js';
 import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
-import { el, nodes } from './dom.js';
+import { el, nodes, whenSubmitted } from './dom.js';
 import { ErrorBox } from './errors.js';
 
 // Each line's ID, in decimal.
@@ -30,14 +30,8 @@ export class BulkPanel {
     this.error = new ErrorBox(prefs, this.$.error, this.$.input);
     this.rows = null;
     this.decodedWith = null; // the layout of the rows, which names the CSV file
-    this.$.form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.decodeAll();
-    });
-    this.$.copy.addEventListener('click', async () => {
-      const copied = await copier.copyText(this.csv());
-      this.$.summary.textContent = prefs.t(copied ? 'copy.done' : 'copy.failed', { what: 'CSV' });
-    });
+    whenSubmitted(this.$.form, () => this.decodeAll());
+    this.$.copy.addEventListener('click', () => copier.copyCsv(this.csv(), this.$.summary));
     this.$.download.addEventListener('click', () => this.download());
   }
 

@@ -4,7 +4,7 @@
 // after a decoded ID was loaded into them.
 import { compose, decode, formatTime, parseValue, timeUnits } from './snowflake.js';
 import { fieldLabel } from './strings.js';
-import { el, nodes } from './dom.js';
+import { el, nodes, whenSubmitted } from './dom.js';
 import { parseTime, unixText } from './time.js';
 import { ErrorBox, PageError } from './errors.js';
 import { segmentKind } from './result.js';
@@ -28,10 +28,7 @@ export class ComposePanel {
     this.$.grid.addEventListener('input', (event) => {
       if (event.target.matches('input')) onSubmit();
     });
-    this.$.form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      onSubmit();
-    });
+    whenSubmitted(this.$.form, onSubmit);
   }
 
   hasErrors() {

@@ -42,6 +42,12 @@ export class Copier {
     return copied;
   }
 
+  /** Copies a panel's rows as CSV and says in `node`, the panel's summary, whether they reached the clipboard. */
+  async copyCsv(csv, node) {
+    const copied = await this.copyText(csv);
+    node.textContent = this.prefs.t(copied ? 'copy.done' : 'copy.failed', { what: 'CSV' });
+  }
+
   /** Says something in the live region, for five seconds. */
   announce(text) {
     this.$.status.textContent = text;

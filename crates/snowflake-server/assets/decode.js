@@ -2,7 +2,7 @@
 // The panel owns its input and its error; the format it names is also the
 // one bulk decode reads.
 import { decode, fromText } from './snowflake.js';
-import { nodes } from './dom.js';
+import { nodes, whenSubmitted } from './dom.js';
 import { formOptions } from './forms.js';
 import { ErrorBox } from './errors.js';
 
@@ -19,10 +19,7 @@ export class DecodePanel {
     this.$.format.addEventListener('change', () => {
       if (this.text() !== '') onDecode();
     });
-    this.$.form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      onDecode();
-    });
+    whenSubmitted(this.$.form, onDecode);
   }
 
   text() {

@@ -1,5 +1,6 @@
 // Small DOM helpers the panels share: building nodes, filling a sentence
-// into a node, and looking a panel's nodes up once, when it is made.
+// into a node, looking a panel's nodes up once, when it is made, and
+// handling a panel's form in the page.
 
 /** A new element with attributes (`text` and `className` set properties) and children. */
 export function el(tag, attrs = {}, children = []) {
@@ -27,6 +28,18 @@ export function nodes(ids) {
     found[name] = node;
   }
   return found;
+}
+
+/**
+ * Runs `action` when `form` is submitted, instead of sending it: no form on
+ * the page goes anywhere (the unmask key least of all), so every panel's
+ * form is wired here.
+ */
+export function whenSubmitted(form, action) {
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    action();
+  });
 }
 
 /** A sentence with {placeholders} into a node, each value in a span that does not wrap. */

@@ -1,6 +1,6 @@
 // Generate: fresh IDs from the server's generator. Only the served page has
 // an API (<html data-api>); the saved page says that Generate needs one.
-import { el, nodes } from './dom.js';
+import { el, nodes, whenSubmitted } from './dom.js';
 import { ErrorBox } from './errors.js';
 
 export class GeneratePanel {
@@ -23,10 +23,7 @@ export class GeneratePanel {
       return;
     }
     this.$.form.hidden = false;
-    this.$.form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.generate();
-    });
+    whenSubmitted(this.$.form, () => this.generate());
     this.$.list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
       if (button) onDecode(button.dataset.id, this.generated ? this.generated.layout : null);

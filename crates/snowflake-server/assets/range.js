@@ -1,7 +1,7 @@
 // IDs of a time range: the first and last ID the layout can make between two
 // times, for WHERE id BETWEEN first AND last.
 import { bounds, timeUnits } from './snowflake.js';
-import { nodes } from './dom.js';
+import { nodes, whenSubmitted } from './dom.js';
 import { parseTime } from './time.js';
 import { ErrorBox, PageError } from './errors.js';
 
@@ -26,10 +26,7 @@ export class RangePanel {
       from: new ErrorBox(prefs, this.$.fromError, this.$.from),
       to: new ErrorBox(prefs, this.$.toError, this.$.to),
     };
-    this.$.form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.find();
-    });
+    whenSubmitted(this.$.form, () => this.find());
   }
 
   find() {

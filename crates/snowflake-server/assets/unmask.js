@@ -13,7 +13,7 @@ import { Masker, SnowflakeError, checkMaskable, decode, toText } from './snowfla
 import { readIds } from './many.js';
 import { formNames, formOptions, idInForm } from './forms.js';
 import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
-import { el, nodes } from './dom.js';
+import { el, nodes, whenSubmitted } from './dom.js';
 import { ErrorBox } from './errors.js';
 
 /** The two ways an ID can go; `unmask` gives back what `mask` hid. */
@@ -50,17 +50,11 @@ export class UnmaskPanel {
     this.rows = null;
     this.shown = null; // { way, format, layout } of the rows on screen
     formOptions(prefs, this.$.format);
-    this.$.form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.go();
-    });
+    whenSubmitted(this.$.form, () => this.go());
     this.$.key.addEventListener('input', () => this.errors.key.clear());
     for (const radio of this.ways) radio.addEventListener('change', () => this.relabel());
     this.$.forget.addEventListener('click', () => this.forget());
-    this.$.copy.addEventListener('click', async () => {
-      const copied = await copier.copyText(this.csv());
-      this.$.summary.textContent = prefs.t(copied ? 'copy.done' : 'copy.failed', { what: 'CSV' });
-    });
+    this.$.copy.addEventListener('click', () => copier.copyCsv(this.csv(), this.$.summary));
     this.$.table.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
       if (button && this.shown) onDecode(button.dataset.id, this.shown.layout.name);

@@ -12,10 +12,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { PRESET_TABLE, VECTORS, errorOf, snowflake } from './support/data.mjs';
-import { ARTIFACTS, BASE, SAVED, TEST, axe, fact, open, text, until, useBrowser, waitFor, waitText } from './support/browser.mjs';
+import { PRESET_TABLE, VECTORS, attemptVector, errorOf, snowflake } from './support/data.mjs';
+import { ARTIFACTS, BASE, TEST, axe, fact, open, openSaved, text, until, useBrowser, waitFor, waitText } from './support/browser.mjs';
 
 // Everything the first view loads, compressed: the page is one document.
 // Its own code, words and styles stay within what they had before the
@@ -162,16 +161,7 @@ test('every compose vector composes to its ID and decodes back, through the page
 // The error the package, the page's own module, raises for a vector's
 // mistake: the words the page must show, which are the command's and the API's.
 function vectorError(e) {
-  return errorOf(() => {
-    if (e.op === 'layout') {
-      const options = {};
-      if (e.epoch_ms !== undefined) options.epoch = big(e.epoch_ms);
-      if (e.tick_ms !== undefined) options.tickMs = big(e.tick_ms);
-      return snowflake.parseLayout(e.spec, options);
-    }
-    if (e.op === 'decode') return snowflake.decode(e.id, e.layout);
-    return snowflake.compose({ timestamp: e.timestamp_ms, fields: e.fields }, e.layout);
-  });
+  return errorOf(() => attemptVector(e));
 }
 
 test("every error vector shows the core's message beside its field, in German after words that name the field", TEST, async (t) => {
@@ -618,11 +608,7 @@ test('accessibility: axe finds nothing in any view, light and dark, English and 
 });
 
 test('the saved page works from file:// with the network off; Generate is hidden', TEST, async (t) => {
-  const requests = [];
-  const { page, context, assertNoErrors } = await open(t, { url: 'about:blank', ready: false, offline: true });
-  page.on('request', (r) => requests.push(r.url()));
-  await context.route(/^https?:/, (route) => route.abort());
-  await page.goto(`${pathToFileURL(SAVED)}${EXAMPLE_QUERY}`);
+  const { page, assertNoErrors, assertOffline } = await openSaved(t, EXAMPLE_QUERY);
   await waitText(page, '#result-id', '4194439168');
   assert.equal(await page.isVisible('#generate-form'), false);
   assert.match(await text(page, '#generate-offline'), /runs without a server/);
@@ -632,7 +618,7 @@ test('the saved page works from file:// with the network off; Generate is hidden
   await page.getByLabel('Layout', { exact: true }).selectOption('discord');
   await waitText(page, '#result-time', '2016-04-30T11:18:25.796Z');
   assert.ok(new URL(await page.getByLabel('Share link').inputValue()).protocol === 'file:');
-  assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'requests from the saved page');
+  assertOffline();
   assertNoErrors();
   // The CSP stays in force: an injected inline script does not run (and
   // Chromium logs the refusal, which is why the check above comes first).

@@ -8,9 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { PRESET_TABLE, ROOT, errorOf, snowflake } from './support/data.mjs';
-import { ARTIFACTS, BASE, SAVED, TEST, axe, open, text, until, useBrowser, waitFor, waitText } from './support/browser.mjs';
+import { ARTIFACTS, BASE, TEST, axe, open, openSaved, text, until, useBrowser, waitFor, waitText } from './support/browser.mjs';
 
 const PRESETS = PRESET_TABLE.presets.map((p) => p.name);
 const CASES = JSON.parse(await readFile(path.join(ROOT, 'testdata/mask-vectors.json'), 'utf8')).cases;
@@ -173,17 +172,13 @@ test("a bad key, a narrow layout and IDs outside the layout are marked in the co
 });
 
 test('the saved page unmasks from file:// with the network off', TEST, async (t) => {
-  const requests = [];
-  const { page, context, assertNoErrors } = await open(t, { url: 'about:blank', ready: false, offline: true });
-  page.on('request', (r) => requests.push(r.url()));
-  await context.route(/^https?:/, (route) => route.abort());
-  await page.goto(pathToFileURL(SAVED).href);
+  const { page, assertNoErrors, assertOffline } = await openSaved(t);
   await waitFor(page, '#result', (n) => n.dataset.state === 'ok', 'a result');
   await run(page, { ids: [TWEET.masked], expect: 'All 1 unmasked.' });
   assert.equal((await rows(page))[0][2], TWEET.id);
   await run(page, { way: 'mask', ids: [TWEET.id], expect: 'All 1 masked.' });
   assert.equal((await rows(page))[0][2], TWEET.masked);
-  assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'requests from the saved page');
+  assertOffline();
   assertNoErrors();
 });
 

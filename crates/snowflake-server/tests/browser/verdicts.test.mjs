@@ -8,7 +8,7 @@
 // readings are counted, not compared, and must stay rare.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PRESET_TABLE, VECTORS } from './support/data.mjs';
+import { PRESET_TABLE, VECTORS, random } from './support/data.mjs';
 import { BASE, TEST, open, useBrowser } from './support/browser.mjs';
 
 const TABLE = PRESET_TABLE;
@@ -19,24 +19,13 @@ const RACE_MS = 5000n;
 
 useBrowser();
 
-// xorshift64*: a small generator that BigInt runs exactly.
-function generator(seed) {
-  let x = BigInt.asUintN(64, seed) || 1n;
-  return () => {
-    x ^= x >> 12n;
-    x = BigInt.asUintN(64, x ^ (x << 25n));
-    x ^= x >> 27n;
-    return BigInt.asUintN(64, x * 0x2545f4914f6cdd1dn);
-  };
-}
-
 const below = (next, n) => next() % n;
 
 // IDs that land everywhere: any 64 bits, any 63 bits, and for each preset
 // times around its platform's first day and up to a few years past now,
 // where its verdicts change.
 function randomIds(count, nowMs) {
-  const next = generator(SEED);
+  const next = random(SEED);
   const ids = [];
   for (let i = 0; ids.length < count; i += 1) {
     const kind = i % 4;

@@ -1,13 +1,14 @@
 // The browser the page tests share, and the helpers that drive it as a person
-// would: open the page in a fresh context (failing on any console error or
-// uncaught exception), wait for what it shows, read its text. The page's CSP
-// forbids the eval that Playwright's waitForFunction needs, so waiting polls
-// from Node.
+// would: open the page, served or saved and offline, in a fresh context
+// (failing on any console error or uncaught exception), wait for what it
+// shows, read its text. The page's CSP forbids the eval that Playwright's
+// waitForFunction needs, so waiting polls from Node.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ROOT, savedPagePath } from './data.mjs';
 
@@ -50,6 +51,19 @@ export async function open(t, { query = '', url = null, ready = true, ...context
   await page.goto(url || `${BASE}/${query}`);
   if (ready) await waitFor(page, '#result', (node) => node.dataset.state === 'ok', 'a result');
   return { page, context, assertNoErrors: () => assert.deepEqual(errors, [], 'console errors or uncaught exceptions') };
+}
+
+// The saved page from file:// in a fresh context with the network off and
+// every http(s) request refused; `assertOffline` checks that the page has
+// asked for nothing but files.
+export async function openSaved(t, query = '') {
+  const requests = [];
+  const { page, context, assertNoErrors } = await open(t, { url: 'about:blank', ready: false, offline: true });
+  page.on('request', (r) => requests.push(r.url()));
+  await context.route(/^https?:/, (route) => route.abort());
+  await page.goto(`${pathToFileURL(SAVED).href}${query}`);
+  const assertOffline = () => assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'requests from the saved page');
+  return { page, assertNoErrors, assertOffline };
 }
 
 // Polls from Node: the page's CSP forbids the eval that waitForFunction needs.

@@ -14,6 +14,10 @@ export const VECTORS = JSON.parse(await readFile(path.join(ROOT, 'testdata/vecto
 
 export { snowflake };
 
+// The package's own test helpers, which read the vectors as these tests do:
+// its seeded 64-bit generator and what an error vector asks of the module.
+export { attemptVector, random } from '../../../../../bindings/npm/test/support.mjs';
+
 /** The core's presets, in its order, as the core describes them (with each platform). */
 export const PRESET_TABLE = {
   future_slack_ms: snowflake.limits().future_slack_ms,
