@@ -463,8 +463,13 @@ impl Place {
 
     /// Tries to install a generator; the server's error if it refuses.
     pub fn try_install(self, prefix: &str, args: &[&str]) -> Result<(), String> {
-        self.run(&self.script(&generator_args(prefix, args)))
-            .map(|_| ())
+        self.run(&self.generator_script(prefix, args)).map(|_| ())
+    }
+
+    /// The script that installs the read functions and a generator under
+    /// `prefix`.
+    pub fn generator_script(self, prefix: &str, args: &[&str]) -> String {
+        self.script(&generator_args(prefix, args))
     }
 
     /// `n` IDs from `function`, taken in one statement, as numbers.

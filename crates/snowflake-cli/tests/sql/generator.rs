@@ -465,16 +465,9 @@ fn several_generators(db: Db) {
 
     // A third with the first one's node would issue its IDs: refused, and
     // nothing of it is installed.
-    let script = place.script(&[
-        "--prefix",
-        "gen_c",
-        "--generator",
-        "-f",
-        "datacenter=0",
-        "-f",
-        "machine=1",
-    ]);
-    let err = place.run(&script).unwrap_err();
+    let err = place
+        .try_install("gen_c", &["-f", "datacenter=0", "-f", "machine=1"])
+        .unwrap_err();
     assert!(err.contains("generator gen_multi.gen_a_next_id"), "{err}");
     assert!(place.run("SELECT gen_c_next_id();").is_err());
     // Installing one again with its own node is fine; with another layout,
@@ -482,19 +475,8 @@ fn several_generators(db: Db) {
     place.install("gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
     let last = all.iter().map(|t| t.id).max().unwrap();
     assert!(place.take("gen_a_next_id", 10).iter().all(|id| *id > last));
-    let err = place
-        .run(&place.script(&[
-            "--prefix",
-            "gen_a",
-            "--layout",
-            "discord",
-            "--generator",
-            "-f",
-            "worker=1",
-            "-f",
-            "process=1",
-        ]))
-        .unwrap_err();
+    let discord = ["--layout", "discord", "-f", "worker=1", "-f", "process=1"];
+    let err = place.try_install("gen_a", &discord).unwrap_err();
     assert!(
         err.contains("prefix gen_a has a generator of another layout"),
         "{err}"

@@ -61,15 +61,7 @@ fn postgres_an_inserting_role_cannot_rewind_or_freeze_the_generator() {
     let node = ["-f", "datacenter=1", "-f", "machine=7"];
     place.install("rw", &node);
     new_role(place, "rw_app");
-    let script = place.script(&[
-        "--prefix",
-        "rw",
-        "--generator",
-        "-f",
-        "datacenter=1",
-        "-f",
-        "machine=7",
-    ]);
+    let script = place.generator_script("rw", &node);
     place
         .run(&format!(
             "CREATE TABLE posts (id bigint PRIMARY KEY DEFAULT rw_next_id(), body text);\n\
@@ -329,16 +321,9 @@ fn postgres_a_callers_look_alike_state_is_not_used() {
         .at("hostile_user")
         .fresh()
         .default_search_path();
-    owner.install("us", &["-f", "datacenter=3", "-f", "machine=3"]);
-    let script = owner.script(&[
-        "--prefix",
-        "us",
-        "--generator",
-        "-f",
-        "datacenter=3",
-        "-f",
-        "machine=3",
-    ]);
+    let node = ["-f", "datacenter=3", "-f", "machine=3"];
+    owner.install("us", &node);
+    let script = owner.generator_script("us", &node);
     for role in ["us_mallory", "us_alice"] {
         new_role(owner, role);
         owner.run(&grants_of_the_comment(&script, role)).unwrap();
@@ -490,15 +475,7 @@ fn installs_take_turns(db: Db) {
     if db == Db::Postgres {
         place.run("CREATE SCHEMA hostile_race_b;").unwrap();
     }
-    let script = place.script(&[
-        "--prefix",
-        "race",
-        "--generator",
-        "-f",
-        "datacenter=6",
-        "-f",
-        "machine=6",
-    ]);
+    let script = place.generator_script("race", &["-f", "datacenter=6", "-f", "machine=6"]);
     let drop = match db {
         Db::Postgres => {
             "DROP FUNCTION IF EXISTS hostile_race.race_next_id(), hostile_race_b.race_next_id();"
