@@ -236,31 +236,20 @@ mod tests {
     #[test]
     fn the_limit_stops_the_stream_with_a_clear_error() {
         let twitter = Layout::twitter();
-        let mut records =
-            Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
-        let err = decode_stream(
-            "1 2 3 4".as_bytes(),
-            None,
-            Some(3),
-            &mut records,
-            |_, _, _| Ok(()),
-        )
-        .unwrap_err();
+        // `input` decoded with a limit of 3 IDs.
+        let decode = |input: &str| {
+            let mut records =
+                Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
+            decode_stream(input.as_bytes(), None, Some(3), &mut records, |_, _, _| {
+                Ok(())
+            })
+        };
+        let err = decode("1 2 3 4").unwrap_err();
         assert_eq!(
             err.to_string(),
             "the input holds more than 3 IDs; give at most 3"
         );
-        let mut records =
-            Records::new(Vec::new(), &twitter, Format::Ndjson, TextForm::Decimal).unwrap();
-        let counts = decode_stream(
-            "1 2 3".as_bytes(),
-            None,
-            Some(3),
-            &mut records,
-            |_, _, _| Ok(()),
-        )
-        .unwrap();
-        assert_eq!(counts.ok, 3);
+        assert_eq!(decode("1 2 3").unwrap().ok, 3);
     }
 
     #[test]

@@ -70,6 +70,18 @@ fn low_u64(bytes: impl Iterator<Item = u8>) -> u64 {
     bytes.fold(0, |acc, byte| (acc << 8) | u64::from(byte))
 }
 
+impl Half {
+    /// `value` mod 2^m, as `m` binary digits. 2^m divides 2^64, so a sum or
+    /// difference wrapped in u64 and then masked is taken mod 2^m.
+    fn mod_exp(value: u64, m: usize) -> Half {
+        let m = m as u32;
+        Half {
+            value: value & low_mask(m),
+            len: m,
+        }
+    }
+}
+
 impl Operations for Half {
     type Bytes = BeBytes;
 
@@ -92,21 +104,12 @@ impl Operations for Half {
 
     fn add_mod_exp(self, other: impl Iterator<Item = u8>, radix: u32, m: usize) -> Self {
         debug_assert_eq!(radix, 2);
-        // 2^m divides 2^64, so wrapping in u64 and then masking is mod 2^m.
-        let m = m as u32;
-        Half {
-            value: self.value.wrapping_add(low_u64(other)) & low_mask(m),
-            len: m,
-        }
+        Half::mod_exp(self.value.wrapping_add(low_u64(other)), m)
     }
 
     fn sub_mod_exp(self, other: impl Iterator<Item = u8>, radix: u32, m: usize) -> Self {
         debug_assert_eq!(radix, 2);
-        let m = m as u32;
-        Half {
-            value: self.value.wrapping_sub(low_u64(other)) & low_mask(m),
-            len: m,
-        }
+        Half::mod_exp(self.value.wrapping_sub(low_u64(other)), m)
     }
 }
 

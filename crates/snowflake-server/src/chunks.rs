@@ -101,14 +101,19 @@ mod tests {
 
     use super::*;
 
+    /// Waits for room and sends `chunk`, the last one if `last`.
+    async fn send(tx: &ChunkSender, chunk: &'static [u8], last: bool) {
+        tx.room()
+            .await
+            .unwrap()
+            .send(Bytes::from_static(chunk), last);
+    }
+
     #[tokio::test]
     async fn a_producer_that_stops_early_ends_the_body_in_an_error() {
         let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
         tokio::spawn(async move {
-            tx.room()
-                .await
-                .unwrap()
-                .send(Bytes::from_static(b"one"), false);
+            send(&tx, b"one", false).await;
         });
         let mut body = body;
         let first = body.frame().await.unwrap().unwrap();
@@ -120,14 +125,8 @@ mod tests {
     async fn the_last_chunk_ends_the_body_cleanly() {
         let (tx, body) = channel(Instant::now() + Duration::from_secs(5));
         tokio::spawn(async move {
-            tx.room()
-                .await
-                .unwrap()
-                .send(Bytes::from_static(b"a"), false);
-            tx.room()
-                .await
-                .unwrap()
-                .send(Bytes::from_static(b"b"), true);
+            send(&tx, b"a", false).await;
+            send(&tx, b"b", true).await;
         });
         assert_eq!(body.collect().await.unwrap().to_bytes(), "ab");
     }
@@ -137,10 +136,7 @@ mod tests {
         let (tx, body) = channel(Instant::now() + Duration::from_millis(100));
         // One chunk fits in the channel; there is no room for a second
         // until a reader takes the first, which never comes.
-        tx.room()
-            .await
-            .unwrap()
-            .send(Bytes::from_static(b"a"), false);
+        send(&tx, b"a", false).await;
         assert!(tx.room().await.is_none());
         drop(body);
     }

@@ -298,18 +298,28 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// What another process wrote at a name it took first.
+    const SOMEONE_ELSES: &str = "someone else's";
+
+    /// Six temporary names in `dir`, the first `taken` of them already
+    /// taken by another process.
+    fn names_taken(dir: &Path, taken: usize) -> Vec<PathBuf> {
+        let names: Vec<PathBuf> = (0..6).map(|i| dir.join(format!("t{i}"))).collect();
+        for planted in &names[..taken] {
+            fs::write(planted, SOMEONE_ELSES).unwrap();
+        }
+        names
+    }
+
     #[test]
     fn a_taken_temporary_name_is_passed_over_and_never_touched() {
         let dir = temp_dir("taken");
-        let names: Vec<PathBuf> = (0..6).map(|i| dir.join(format!("t{i}"))).collect();
-        for planted in &names[..3] {
-            fs::write(planted, "someone else's").unwrap();
-        }
+        let names = names_taken(&dir, 3);
         let mut next = names.clone().into_iter();
         let (tmp, _) = create_first_free(|| next.next().unwrap()).unwrap();
         assert_eq!(tmp, names[3], "three taken names, then the fourth");
         for planted in &names[..3] {
-            assert_eq!(fs::read_to_string(planted).unwrap(), "someone else's");
+            assert_eq!(fs::read_to_string(planted).unwrap(), SOMEONE_ELSES);
         }
         fs::remove_dir_all(&dir).unwrap();
     }
@@ -317,10 +327,7 @@ mod tests {
     #[test]
     fn four_taken_names_in_a_row_are_an_error_not_a_fifth_try() {
         let dir = temp_dir("racing");
-        let names: Vec<PathBuf> = (0..6).map(|i| dir.join(format!("t{i}"))).collect();
-        for planted in &names[..4] {
-            fs::write(planted, "x").unwrap();
-        }
+        let names = names_taken(&dir, 4);
         let mut next = names.clone().into_iter();
         let err = create_first_free(|| next.next().unwrap()).unwrap_err();
         let message = err.to_string();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use snowflake::{Clock, ErrorKind, Generator, Id, Layout, ManualClock, SystemClock};
 
-use crate::support::EPOCH;
+use crate::support::{EPOCH, on_manual_clock};
 
 /// One step of a clock history for the property test.
 #[derive(Clone, Debug)]
@@ -37,8 +37,8 @@ proptest! {
         // A small sequence makes exhaustion (and its waits) common.
         let layout = Layout::parse("time:41,node:18,sequence:4").unwrap();
         let start = 1_700_000_000_000;
-        let clock = Arc::new(ManualClock::new(start));
-        let generator = Generator::builder(layout.clone()).node(&[("node", 5)]).clock(clock.clone()).tolerance_ms(tolerance).build().unwrap();
+        let (builder, clock) = on_manual_clock(layout.clone(), start);
+        let generator = builder.node(&[("node", 5)]).tolerance_ms(tolerance).build().unwrap();
         let mut last: Option<Id> = None;
         let mut last_ms = i64::MIN / 2;
         for step in steps {
@@ -94,8 +94,8 @@ proptest! {
     ) {
         // Four IDs a unit, so that exhaustion, waits and borrowing are common.
         let layout = Layout::builder().epoch_ms(EPOCH).tick_ms(tick).time_bits(41).field("node", 20).sequence("sequence", 2).build().unwrap();
-        let clock = Arc::new(ManualClock::new(EPOCH + 1_000_000_000 + offset));
-        let generator = Generator::builder(layout.clone()).node(&[("node", 9)]).clock(clock.clone()).tolerance_ms(tolerance).max_lead_ms(lead).build().unwrap();
+        let (builder, clock) = on_manual_clock(layout.clone(), EPOCH + 1_000_000_000 + offset);
+        let generator = builder.node(&[("node", 9)]).tolerance_ms(tolerance).max_lead_ms(lead).build().unwrap();
         let (tolerance, lead) = (tolerance as i64, lead as i64);
         let floor = |t: i64| t - (t - EPOCH) % tick as i64;
         let mut last: Option<(Id, i64)> = None;
@@ -144,11 +144,8 @@ proptest! {
 
 #[test]
 fn exhausted_sequence_waits_for_the_next_millisecond() {
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), 1_700_000_000_000);
+    let generator = builder.build().unwrap();
     let batch: Vec<Id> = generator.next_ids(5000).unwrap().collect();
     assert_eq!(batch.len(), 4096);
     assert_eq!(clock.now_ms(), 1_700_000_000_000);
@@ -169,12 +166,8 @@ fn exhausted_sequence_waits_for_the_next_millisecond() {
 
 #[test]
 fn bounded_lead_borrows_from_the_future_and_reports_it() {
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .max_lead_ms(2)
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), 1_700_000_000_000);
+    let generator = builder.max_lead_ms(2).build().unwrap();
     for lead in 0..3 {
         assert_eq!(generator.next_ids(4096).unwrap().len(), 4096);
         assert_eq!(generator.stats().lead_ms, lead, "the lead actually taken");
@@ -197,11 +190,8 @@ fn bounded_lead_borrows_from_the_future_and_reports_it() {
 
 #[test]
 fn clock_far_behind_is_an_error_that_recovers() {
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), 1_700_000_000_000);
+    let generator = builder.build().unwrap();
     let first = generator.next_id().unwrap();
     clock.advance(-3);
     // Within the tolerance: still issues, still increasing.
@@ -221,11 +211,8 @@ fn clock_far_behind_is_an_error_that_recovers() {
 #[test]
 fn time_field_running_out_is_an_error() {
     let layout = Layout::parse("time:4,node:47,sequence:12").unwrap();
-    let clock = Arc::new(ManualClock::new(15));
-    let generator = Generator::builder(layout)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(layout, 15);
+    let generator = builder.build().unwrap();
     // The clock is in the last unit the field holds: one unit's worth is left.
     assert_eq!(generator.next_ids(5000).unwrap().len(), 4096);
     let err = generator.next_id().unwrap_err();
@@ -245,11 +232,8 @@ fn time_field_running_out_is_an_error() {
 fn a_full_sequence_in_the_last_unit_of_a_64_bit_layout() {
     let layout = Layout::parse("time:52,sequence:12").unwrap();
     let last_ms = layout.last_timestamp_ms();
-    let clock = Arc::new(ManualClock::new(last_ms));
-    let generator = Generator::builder(layout)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (builder, _) = on_manual_clock(layout, last_ms);
+    let generator = builder.build().unwrap();
     let batch = generator.next_ids(5000).unwrap();
     assert_eq!(batch.len(), 4096);
     assert_eq!(batch.last_id().unwrap().get(), u64::MAX);
@@ -276,10 +260,9 @@ fn generator_checks_its_node_and_layout() {
 fn tolerance_is_in_milliseconds_on_a_10_ms_tick() {
     // The start of a sonyflake unit.
     let start = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(start + 9));
-    let generator = Generator::builder(Layout::sonyflake())
+    let (builder, clock) = on_manual_clock(Layout::sonyflake(), start + 9);
+    let generator = builder
         .node(&[("machine", 1)])
-        .clock(clock.clone())
         .tolerance_ms(5)
         .build()
         .unwrap();
@@ -313,12 +296,8 @@ fn tolerance_is_in_milliseconds_on_a_10_ms_tick() {
 #[test]
 fn lead_is_in_milliseconds_on_a_10_ms_tick() {
     let start = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(start));
-    let generator = Generator::builder(Layout::sonyflake())
-        .clock(clock.clone())
-        .max_lead_ms(1)
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::sonyflake(), start);
+    let generator = builder.max_lead_ms(1).build().unwrap();
     let sony = Layout::sonyflake();
     assert_eq!(generator.next_ids(256).unwrap().len(), 256);
     // The next unit starts 10 ms ahead: too far to borrow, so it waits.
@@ -381,13 +360,9 @@ fn settings_beyond_their_limits_are_errors() {
 #[test]
 fn stats_count_exactly_what_happened() {
     let start = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(start));
     let layout = Layout::parse("time:41,node:20,sequence:2").unwrap();
-    let generator = Generator::builder(layout.clone())
-        .clock(clock.clone())
-        .tolerance_ms(3)
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(layout.clone(), start);
+    let generator = builder.tolerance_ms(3).build().unwrap();
     assert!(Arc::ptr_eq(generator.clock(), &clock));
     assert_eq!(generator.layout(), &layout);
     assert_eq!(generator.stats(), snowflake::GeneratorStats::default());
@@ -469,12 +444,8 @@ fn a_generator_runs_on_the_cached_clock() {
 #[test]
 fn the_lead_never_borrows_past_the_time_field() {
     let layout = Layout::parse("time:4,node:47,sequence:12").unwrap();
-    let clock = Arc::new(ManualClock::new(15));
-    let generator = Generator::builder(layout)
-        .clock(clock.clone())
-        .max_lead_ms(Generator::MAX_LEAD_MS)
-        .build()
-        .unwrap();
+    let (builder, _) = on_manual_clock(layout, 15);
+    let generator = builder.max_lead_ms(Generator::MAX_LEAD_MS).build().unwrap();
     assert_eq!(generator.next_ids(5000).unwrap().len(), 4096);
     let err = generator.next_id().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TimeExhausted);
@@ -487,12 +458,8 @@ fn the_lead_never_borrows_past_the_time_field() {
 #[test]
 fn a_batch_steps_by_the_sequence_on_any_layout() {
     let sony = Layout::sonyflake();
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let generator = Generator::builder(sony.clone())
-        .node(&[("machine", 258)])
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (builder, _) = on_manual_clock(sony.clone(), 1_700_000_000_000);
+    let generator = builder.node(&[("machine", 258)]).build().unwrap();
     let first = generator.next_id().unwrap();
     let batch: Vec<Id> = generator.next_ids(3).unwrap().collect();
     let sequences: Vec<_> = std::iter::once(first)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use snowflake::{Clock, ErrorKind, Generator, Layout, ManualClock};
 
-use crate::support::MemStore;
+use crate::support::{MemStore, on_manual_clock};
 
 /// A restart whose clock is behind the stored mark: the allowance (tolerance
 /// plus reserve window) and the size in the error are milliseconds.
@@ -15,9 +15,8 @@ fn restart_behind_the_mark_is_measured_in_milliseconds() {
     // The mark is the last millisecond of the unit that starts at start + 30.
     let store = MemStore::with_mark(start + 39);
     let build = |now: i64| {
-        let clock = Arc::new(ManualClock::new(now));
-        let built = Generator::builder(Layout::sonyflake())
-            .clock(clock.clone())
+        let (builder, clock) = on_manual_clock(Layout::sonyflake(), now);
+        let built = builder
             .tolerance_ms(5)
             .reserve_ms(20)
             .store(store.clone())
@@ -56,12 +55,8 @@ fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
     let layout = Layout::sonyflake();
     let mark = 1_700_000_000_005;
     let mark_unit_start = layout.timestamp_ms(layout.time_units(mark).unwrap());
-    let clock = Arc::new(ManualClock::new(mark + 20));
-    let generator = Generator::builder(layout.clone())
-        .clock(clock.clone())
-        .store(MemStore::with_mark(mark))
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(layout.clone(), mark + 20);
+    let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     clock.set(mark_unit_start);
     let id = generator.next_id().unwrap();
     let time = layout.decode(id).unwrap().timestamp_ms();
@@ -77,14 +72,9 @@ fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
 #[test]
 fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
     let start = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(start));
     let store = MemStore::default();
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .reserve_ms(10)
-        .store(store.clone())
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
+    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
     let first = generator.next_id().unwrap();
     assert_eq!(store.mark(), Some(start + 10));
     store.fail(true);
@@ -117,14 +107,9 @@ fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
 #[test]
 fn the_mark_is_topped_up_at_half_the_window() {
     let start = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(start));
     let store = MemStore::default();
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .reserve_ms(10)
-        .store(store.clone())
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
+    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
     generator.next_id().unwrap();
     assert_eq!(store.mark(), Some(start + 10));
     // Less than half the window used: no write.
@@ -171,12 +156,8 @@ fn a_mark_outside_the_layout_is_refused() {
 fn after_a_restart_a_clock_set_back_stays_above_the_mark() {
     let start = 1_700_000_000_000;
     let mark = start + 1_000;
-    let clock = Arc::new(ManualClock::new(mark - 3));
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .store(MemStore::with_mark(mark))
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), mark - 3);
+    let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     // It waited until past the mark.
     assert_eq!(clock.now_ms(), mark + 1);
     clock.set(mark - 4);
@@ -192,10 +173,9 @@ fn after_a_restart_a_clock_set_back_stays_above_the_mark() {
 fn a_store_in_an_arc_is_read_and_written_through() {
     let start = 1_700_000_000_000;
     let mark = start + 1_000;
-    let clock = Arc::new(ManualClock::new(mark - 3));
     let store = MemStore::with_mark(mark);
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
+    let (builder, clock) = on_manual_clock(Layout::twitter(), mark - 3);
+    let generator = builder
         .reserve_ms(10)
         .store(Arc::new(store.clone()))
         .build()
@@ -214,12 +194,8 @@ fn a_store_in_an_arc_is_read_and_written_through() {
 #[test]
 fn a_restart_in_the_marks_unit_waits_for_the_next() {
     let mark = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(mark));
-    let generator = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .store(MemStore::with_mark(mark))
-        .build()
-        .unwrap();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), mark);
+    let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     assert_eq!(clock.now_ms(), mark + 1);
     let id = generator.next_id().unwrap();
     assert_eq!(
@@ -233,14 +209,9 @@ fn a_restart_in_the_marks_unit_waits_for_the_next() {
 #[test]
 fn the_mark_is_the_last_millisecond_of_its_unit() {
     let start = 1_700_000_000_000;
-    let clock = Arc::new(ManualClock::new(start + 3));
     let store = MemStore::default();
-    let generator = Generator::builder(Layout::sonyflake())
-        .clock(clock.clone())
-        .reserve_ms(20)
-        .store(store.clone())
-        .build()
-        .unwrap();
+    let (builder, _) = on_manual_clock(Layout::sonyflake(), start + 3);
+    let generator = builder.reserve_ms(20).store(store.clone()).build().unwrap();
     generator.next_id().unwrap();
     // Two units of 10 ms past the unit in use, to its last millisecond.
     assert_eq!(store.mark(), Some(start + 29));

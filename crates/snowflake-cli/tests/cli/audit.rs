@@ -5,7 +5,7 @@ use serde_json::Value;
 use snowflake::{Id, Layout, TextForm};
 
 use crate::support::dump::{NOW, planted};
-use crate::support::{Scratch, snowflake};
+use crate::support::{Scratch, snowflake, texts_at};
 
 const NOW_FLAG: &str = "2025-01-01T00:00:00Z";
 
@@ -41,14 +41,8 @@ fn json_counts_every_planted_fault() {
         .collect();
     assert!(values.windows(2).all(|w| w[0] < w[1]));
     assert!(duplicates.iter().all(|d| d["count"] == 2));
-    let future: Vec<&str> = v["future_ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["time"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        future,
+        texts_at(&v["future_ids"], "time"),
         ["2025-01-02T00:00:00.000Z", "2025-01-03T00:00:00.000Z"]
     );
     let nodes: Vec<(u64, u64, u64, u64, u64)> = v["nodes"]

@@ -2,9 +2,8 @@
 //! closed pipe.
 
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 
-use crate::support::{command, stdout_of};
+use crate::support::{command, spawn_piped, stdout_of};
 
 #[test]
 fn generate_streams_unique_increasing_ids() {
@@ -42,12 +41,7 @@ fn generate_json_lines() {
 
 #[test]
 fn generate_into_a_closed_pipe_ends_quietly() {
-    let mut child = command()
-        .args(["generate", "-n", "100000000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(command().args(["generate", "-n", "100000000"]));
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     for _ in 0..3 {

@@ -47,18 +47,23 @@ struct Run {
     stderr: String,
 }
 
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap(),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+}
+
 fn run(args: &[&str], stdin: Option<&str>) -> Run {
     let mut cmd = snowflake();
     cmd.args(args);
     if let Some(input) = stdin {
         cmd.write_stdin(input.to_string());
     }
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    cmd.output().unwrap().into()
 }
 
 /// Every 8-character piece of `secret`, in either case, that `text` holds.
@@ -248,31 +253,18 @@ fn unmask_json_is_the_decode_breakdown() {
         .unwrap()
         .to_string();
     let decode = run(&["decode", "--json", "-l", "discord", discord_id], None);
-    let args = run(
-        &[
-            "unmask",
-            "--json",
-            "-l",
-            "discord",
-            "--key-file",
-            path_arg(&key),
-            &masked,
-        ],
-        None,
-    );
+    let unmask = [
+        "unmask",
+        "--json",
+        "-l",
+        "discord",
+        "--key-file",
+        path_arg(&key),
+    ];
+    let args = run(&[&unmask[..], &[&masked]].concat(), None);
     assert_eq!(args.code, 0, "{}", args.stderr);
     assert_eq!(args.stdout, decode.stdout);
-    let stream = run(
-        &[
-            "unmask",
-            "--json",
-            "-l",
-            "discord",
-            "--key-file",
-            path_arg(&key),
-        ],
-        Some(&format!("{masked}\n-5\n")),
-    );
+    let stream = run(&unmask, Some(&format!("{masked}\n-5\n")));
     assert_eq!(stream.code, 2);
     let lines: Vec<&str> = stream.stdout.lines().collect();
     assert_eq!(format!("{}\n", lines[0]), decode.stdout);
@@ -473,18 +465,14 @@ fn near_keys() -> Vec<String> {
 /// What a run in `dir` printed, with its exit status; `serve` is stopped
 /// by its refusal, before it listens.
 fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let out = snowflake()
+    snowflake()
         .current_dir(dir)
         .args(args)
         .envs(env.iter().copied())
         .timeout(std::time::Duration::from_secs(20))
         .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+        .unwrap()
+        .into()
 }
 
 /// A key file argument that may hold the key is never echoed, by any

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use snowflake::{Clock, SystemClock};
 
-use crate::support::{snowflake, stdout_of};
+use crate::support::{snowflake, stdout_of, texts_at};
 
 /// The JSON of a plan run that must exit with `code`.
 fn plan_json(args: &[&str], code: i32) -> Value {
@@ -55,13 +55,7 @@ fn baidu_default_runs_out_in_2024() {
     assert_eq!(v["runs_out"], "2024-11-20T21:24:16.000Z");
     assert_eq!(v["runs_out_ms"], 1732137856000_i64);
     assert_eq!(v["fits"], false);
-    let kinds: Vec<&str> = v["shortfalls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["lifetime"]);
+    assert_eq!(texts_at(&v["shortfalls"], "kind"), ["lifetime"]);
     let headroom = v["headroom"]["years"]["headroom"].as_f64().unwrap();
     assert!((0.85..0.86).contains(&headroom), "{headroom}");
     assert_eq!(v["headroom"]["nodes"]["headroom"], 1.0);
@@ -118,13 +112,10 @@ fn twitter_needs_make_twitter_layout_and_a_70th_year_does_not_fit() {
     let v = plan_json(&twitter("70"), 1);
     assert_eq!(v["layout"], Value::Null);
     assert_eq!(v["needed_bits"]["time"], 42);
-    let give_up: Vec<&str> = v["alternatives"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["give_up"].as_str().unwrap())
-        .collect();
-    assert_eq!(give_up, ["lifetime", "rate", "nodes"]);
+    assert_eq!(
+        texts_at(&v["alternatives"], "give_up"),
+        ["lifetime", "rate", "nodes"]
+    );
     assert_eq!(
         v["alternatives"][0]["layout"],
         "time:41,node:10,sequence:12"

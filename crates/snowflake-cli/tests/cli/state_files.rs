@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use predicates::prelude::*;
@@ -14,7 +14,7 @@ use snowflake::{Clock, Layout, MarkStore, SystemClock};
 use snowflake_store::FileMarkStore;
 
 use crate::support::{
-    Generating, Printed, Scratch, command, path_arg, snowflake, stdout_of, wait_for,
+    Generating, Printed, Scratch, command, path_arg, snowflake, spawn_piped, stdout_of, wait_for,
 };
 
 /// 16 IDs a millisecond, so that a busy run prints a few thousand lines a
@@ -102,12 +102,7 @@ fn a_second_generate_on_the_same_state_file_is_refused() {
         "--state-file",
         state,
     ];
-    let mut first = command()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut first = spawn_piped(command().args(args));
     let mut out = BufReader::new(first.stdout.take().unwrap());
     let mut ids = String::new();
     // Its first ID is out, so it holds the lock; it cannot finish before we

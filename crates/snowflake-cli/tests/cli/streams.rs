@@ -6,11 +6,9 @@ use crate::support::{Printed, snowflake};
 #[test]
 fn a_stream_goes_on_past_bad_lines_and_ends_with_status_2() {
     let input = "1541815603606036480 12ab\n\n0xfa021000\n9223372036854775808\n";
-    let assert = snowflake()
-        .args(["decode", "--csv", "-"])
-        .write_stdin(input)
-        .assert()
-        .code(2);
+    // `decode` of the input with these arguments: it must end with status 2.
+    let decoding = |args: &[&str]| snowflake().args(args).write_stdin(input).assert().code(2);
+    let assert = decoding(&["decode", "--csv", "-"]);
     let out = assert.stdout_text();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -43,11 +41,7 @@ fn a_stream_goes_on_past_bad_lines_and_ends_with_status_2() {
     );
 
     // NDJSON: one record per ID, the bad ones as error records.
-    let assert = snowflake()
-        .args(["decode", "--json", "-"])
-        .write_stdin(input)
-        .assert()
-        .code(2);
+    let assert = decoding(&["decode", "--json", "-"]);
     let out = assert.stdout_text();
     let records: Vec<serde_json::Value> = out
         .lines()
@@ -61,11 +55,7 @@ fn a_stream_goes_on_past_bad_lines_and_ends_with_status_2() {
     assert_eq!(records[3]["line"], 4);
 
     // Text: breakdowns on stdout, one stderr line per bad line, numbered.
-    let assert = snowflake()
-        .args(["decode"])
-        .write_stdin(input)
-        .assert()
-        .code(2);
+    let assert = decoding(&["decode"]);
     let out = assert.stdout_text();
     assert!(out.starts_with("1541815603606036480\n"), "{out}");
     assert!(out.contains("\n\n4194439168\n"), "{out}");

@@ -23,6 +23,25 @@ pub fn refusal(args: &[&str]) -> String {
     err
 }
 
+/// A test on each server, each calling `check` with its [`Db`]; ignored by a
+/// plain `cargo test`, as the servers come from scripts/sql-test.
+macro_rules! on_both_servers {
+    ($check:ident, $postgres:ident, $mariadb:ident) => {
+        #[test]
+        #[ignore = "needs PostgreSQL: run scripts/sql-test"]
+        fn $postgres() {
+            $check($crate::db::Db::Postgres);
+        }
+
+        #[test]
+        #[ignore = "needs MariaDB: run scripts/sql-test"]
+        fn $mariadb() {
+            $check($crate::db::Db::Mariadb);
+        }
+    };
+}
+pub(crate) use on_both_servers;
+
 pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: run scripts/sql-test, which starts the databases and sets it")
@@ -108,6 +127,14 @@ impl Db {
 
     pub fn load(self, args: &[&str]) {
         self.at(SHARED_NS).load(args)
+    }
+
+    /// `n` rows to select from, numbered from 1.
+    pub fn rows(self, n: usize) -> String {
+        match self {
+            Db::Postgres => format!("generate_series(1, {n})"),
+            Db::Mariadb => format!("seq_1_to_{n}"),
+        }
     }
 
     /// A time literal of the dialect, in UTC.
@@ -223,6 +250,20 @@ impl Place {
             who: Who::User(user),
             ..self
         }
+    }
+
+    /// This database and `other` (MariaDB), both connected as `user`, made
+    /// here with every right on the two and none elsewhere.
+    pub fn shared_with(self, other: Place, user: &'static str) -> (Place, Place) {
+        self.root()
+            .run(&format!(
+                "CREATE USER IF NOT EXISTS {user}@localhost;\n\
+                 GRANT ALL ON {}.* TO {user}@localhost;\n\
+                 GRANT ALL ON {}.* TO {user}@localhost;",
+                self.ns, other.ns
+            ))
+            .unwrap();
+        (self.user(user), other.user(user))
     }
 
     /// The same database, connected as the server's superuser.
@@ -415,12 +456,43 @@ impl Place {
         }
     }
 
+    /// Installs the read functions and a generator under `prefix`.
+    pub fn install(self, prefix: &str, args: &[&str]) {
+        self.load(&generator_args(prefix, args));
+    }
+
+    /// Tries to install a generator; the server's error if it refuses.
+    pub fn try_install(self, prefix: &str, args: &[&str]) -> Result<(), String> {
+        self.run(&self.generator_script(prefix, args)).map(|_| ())
+    }
+
+    /// The script that installs the read functions and a generator under
+    /// `prefix`.
+    pub fn generator_script(self, prefix: &str, args: &[&str]) -> String {
+        self.script(&generator_args(prefix, args))
+    }
+
+    /// `n` IDs from `function`, taken in one statement, as numbers.
+    pub fn take(self, function: &str, n: usize) -> Vec<i64> {
+        let out = self
+            .run(&format!("SELECT {function}() FROM {};", self.db.rows(n)))
+            .unwrap();
+        out.lines().map(|l| l.parse().unwrap()).collect()
+    }
+
     /// The script of `snowflake sql` for this dialect and these arguments.
     pub fn script(self, args: &[&str]) -> String {
         let mut all = vec!["--dialect", self.db.dialect()];
         all.extend_from_slice(args);
         sql_of(&all)
     }
+}
+
+/// The arguments of a generator under `prefix`, then `args`.
+fn generator_args<'a>(prefix: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["--prefix", prefix, "--generator"];
+    all.extend_from_slice(args);
+    all
 }
 
 /// `2010-11-04 01:42:55.657`, from the core's RFC 3339 text (years past 9999

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use snowflake::Layout;
 
-use crate::db::{Db, refusal, sql_of, utc_text};
+use crate::db::{Db, on_both_servers, refusal, sql_of, utc_text};
 
 /// DATETIME's last millisecond, 9999-12-31 23:59:59.999, in Unix ms.
 const DATETIME_MAX_MS: i64 = 253_402_300_799_999;
@@ -190,29 +190,30 @@ fn check_case(db: Db, prefix: &str, layout: &Layout, case: &Value) {
 /// Errors name the value and what is allowed; NULL gives NULL.
 fn check_errors(db: Db) {
     db.load(&["--prefix", "err"]);
-    let err = db.error_of("SELECT err_time(-5);");
-    assert!(
-        err.contains("id -5 is negative, but the layout keeps its sign bit 0"),
-        "{err}"
-    );
-    let err = db.error_of("SELECT err_machine(-1);");
-    assert!(err.contains("id -1 is negative"), "{err}");
     let at = db.time(1_700_000_000_000);
-    let err = db.error_of(&format!("SELECT err_compose({at}, 1, 32, 0);"));
-    assert!(
-        err.contains("machine 32 is out of range 0 to 31 (5 bits)"),
-        "{err}"
-    );
-    let err = db.error_of(&format!("SELECT err_compose({at}, -1, 0, 0);"));
-    assert!(
-        err.contains("datacenter -1 is out of range 0 to 31 (5 bits)"),
-        "{err}"
-    );
-    let err = db.error_of(&format!("SELECT err_compose({at}, 0, 0, 4096);"));
-    assert!(
-        err.contains("sequence 4096 is out of range 0 to 4095 (12 bits)"),
-        "{err}"
-    );
+    // A call, and what its error must say.
+    for (call, says) in [
+        (
+            "err_time(-5)".to_owned(),
+            "id -5 is negative, but the layout keeps its sign bit 0",
+        ),
+        ("err_machine(-1)".to_owned(), "id -1 is negative"),
+        (
+            format!("err_compose({at}, 1, 32, 0)"),
+            "machine 32 is out of range 0 to 31 (5 bits)",
+        ),
+        (
+            format!("err_compose({at}, -1, 0, 0)"),
+            "datacenter -1 is out of range 0 to 31 (5 bits)",
+        ),
+        (
+            format!("err_compose({at}, 0, 0, 4096)"),
+            "sequence 4096 is out of range 0 to 4095 (12 bits)",
+        ),
+    ] {
+        let err = db.error_of(&format!("SELECT {call};"));
+        assert!(err.contains(says), "{call}: {err}");
+    }
     let before = db.time(1_000_000_000_000);
     for call in [
         format!("err_compose({before}, 0, 0, 0)"),
@@ -370,41 +371,23 @@ fn check_readings(db: Db) {
     );
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_functions_read_the_vectors_readings() {
-    check_readings(Db::Postgres);
-}
+on_both_servers!(
+    check_readings,
+    postgres_functions_read_the_vectors_readings,
+    mariadb_functions_read_the_vectors_readings
+);
 
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_functions_read_the_vectors_readings() {
-    check_readings(Db::Mariadb);
-}
+on_both_servers!(
+    check_vectors,
+    postgres_functions_match_the_vectors,
+    mariadb_functions_match_the_vectors
+);
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_functions_match_the_vectors() {
-    check_vectors(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_functions_match_the_vectors() {
-    check_vectors(Db::Mariadb);
-}
-
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_functions_refuse_bad_values() {
-    check_errors(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_functions_refuse_bad_values() {
-    check_errors(Db::Mariadb);
-}
+on_both_servers!(
+    check_errors,
+    postgres_functions_refuse_bad_values,
+    mariadb_functions_refuse_bad_values
+);
 
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/sql-test"]

@@ -8,19 +8,12 @@ use std::time::{Duration, Instant};
 
 use snowflake::{Id, Layout};
 
-use crate::db::{Db, Exclusive, Place, refusal};
+use crate::db::{Db, Exclusive, Place, on_both_servers, refusal};
 use crate::load::{Load, Taken, Way, assert_no_duplicates};
 
 /// The statement load of the issue: 16 clients, 20,000 IDs each.
 const CLIENTS: usize = 16;
 const IDS_EACH: usize = 20_000;
-
-/// Installs the read functions and a generator under `prefix`.
-fn install(place: Place, prefix: &str, args: &[&str]) {
-    let mut all = vec!["--prefix", prefix, "--generator"];
-    all.extend_from_slice(args);
-    place.load(&all);
-}
 
 fn twitter_tick(id: i64) -> i64 {
     id >> 22
@@ -138,7 +131,7 @@ fn bad_generators_are_refused_with_exit_2() {
 /// SELECT and INSERT ... DEFAULT, one statement in ten rolled back.
 fn never_repeats_under_load(db: Db) {
     let place = db.at("gen_load").fresh();
-    install(place, "load", &["-f", "datacenter=1", "-f", "machine=7"]);
+    place.install("load", &["-f", "datacenter=1", "-f", "machine=7"]);
     let load = Load {
         place,
         function: "load_next_id",
@@ -155,17 +148,11 @@ fn never_repeats_under_load(db: Db) {
     );
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_generator_never_repeats_an_id_under_load() {
-    never_repeats_under_load(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_generator_never_repeats_an_id_under_load() {
-    never_repeats_under_load(Db::Mariadb);
-}
+on_both_servers!(
+    never_repeats_under_load,
+    postgres_generator_never_repeats_an_id_under_load,
+    mariadb_generator_never_repeats_an_id_under_load
+);
 
 /// Four IDs a millisecond: under the same clients, the sequence runs out
 /// all the time and callers wait for the next tick.
@@ -177,7 +164,7 @@ const SMALL_IDS_EACH: usize = 5_000;
 
 fn small_sequence_waits_for_the_next_tick(db: Db) {
     let place = db.at("gen_small").fresh();
-    install(place, "small", &["--layout", SMALL, "-f", "node=5"]);
+    place.install("small", &["--layout", SMALL, "-f", "node=5"]);
     let load = Load {
         place,
         function: "small_next_id",
@@ -209,24 +196,18 @@ fn small_sequence_waits_for_the_next_tick(db: Db) {
     assert!(full > 0, "some ticks used their last sequence number");
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_small_sequence_waits_for_the_next_tick() {
-    small_sequence_waits_for_the_next_tick(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_small_sequence_waits_for_the_next_tick() {
-    small_sequence_waits_for_the_next_tick(Db::Mariadb);
-}
+on_both_servers!(
+    small_sequence_waits_for_the_next_tick,
+    postgres_small_sequence_waits_for_the_next_tick,
+    mariadb_small_sequence_waits_for_the_next_tick
+);
 
 /// One statement that makes many IDs: were the clock read when the
 /// statement began (`now()`), its IDs would all have one time, and past the
 /// fourth the generator would wait for a tick that never comes.
 fn reads_the_clock_for_each_id(db: Db) {
     let place = db.at("gen_statement").fresh();
-    install(place, "stmt", &["--layout", SMALL, "-f", "node=9"]);
+    place.install("stmt", &["--layout", SMALL, "-f", "node=9"]);
     let clock = db.clock_ms();
     // Were the clock read once a statement, it would wait for ever: a
     // deadline turns that into an error.
@@ -260,17 +241,11 @@ fn reads_the_clock_for_each_id(db: Db) {
     assert!(times[999] - times[0] >= 249, "{} ms", times[999] - times[0]);
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_a_statement_reads_the_clock_for_each_id() {
-    reads_the_clock_for_each_id(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_a_statement_reads_the_clock_for_each_id() {
-    reads_the_clock_for_each_id(Db::Mariadb);
-}
+on_both_servers!(
+    reads_the_clock_for_each_id,
+    postgres_a_statement_reads_the_clock_for_each_id,
+    mariadb_a_statement_reads_the_clock_for_each_id
+);
 
 /// The statement that sets `prefix`'s state (twitter layout) to the tick
 /// of the database clock plus `ahead_ms`, with the sequence number `seq`,
@@ -342,7 +317,7 @@ fn call_ahead(place: Place, prefix: &str, ahead_ms: i64, seq: u64) -> Result<[i6
 fn clock_step_back(db: Db) {
     let place = db.at("gen_clock").fresh();
     let node = ["-f", "datacenter=2", "-f", "machine=3"];
-    install(place, "clk", &node);
+    place.install("clk", &node);
     let twitter = Layout::twitter();
     let time_of = |id: i64| twitter.decode(Id::new(id as u64)).unwrap().timestamp_ms();
     let epoch = twitter.epoch_ms();
@@ -391,7 +366,7 @@ fn clock_step_back(db: Db) {
     let (ahead_tick, seq) = state_of(place, "clk");
     assert_eq!(seq, 17, "nothing was issued");
     // Installing again keeps the state: still refused.
-    install(place, "clk", &node);
+    place.install("clk", &node);
     let err = place.error_of("SELECT clk_next_id();");
     assert!(err.contains("went backwards by"), "{err}");
     assert_eq!(state_of(place, "clk"), (ahead_tick, 17));
@@ -415,37 +390,19 @@ fn clock_step_back(db: Db) {
     assert!(time_of(id) >= epoch + tick);
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_generator_waits_out_a_small_step_back_and_refuses_a_large_one() {
-    clock_step_back(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_generator_waits_out_a_small_step_back_and_refuses_a_large_one() {
-    clock_step_back(Db::Mariadb);
-}
-
-/// IDs from one statement, as numbers.
-fn take(place: Place, function: &str, n: usize) -> Vec<i64> {
-    let rows = match place.db {
-        Db::Postgres => format!("generate_series(1, {n})"),
-        Db::Mariadb => format!("seq_1_to_{n}"),
-    };
-    let out = place
-        .run(&format!("SELECT {function}() FROM {rows};"))
-        .unwrap();
-    out.lines().map(|l| l.parse().unwrap()).collect()
-}
+on_both_servers!(
+    clock_step_back,
+    postgres_generator_waits_out_a_small_step_back_and_refuses_a_large_one,
+    mariadb_generator_waits_out_a_small_step_back_and_refuses_a_large_one
+);
 
 fn state_survives_restarts(db: Db) {
     let place = db.at("gen_restart").fresh();
-    install(place, "rst", &["-f", "datacenter=3", "-f", "machine=1"]);
-    let mut before = take(place, "rst_next_id", 100);
+    place.install("rst", &["-f", "datacenter=3", "-f", "machine=1"]);
+    let mut before = place.take("rst_next_id", 100);
     for how in ["clean", "crash"] {
         db.restart(how);
-        let after = take(place, "rst_next_id", 100);
+        let after = place.take("rst_next_id", 100);
         let last = *before.iter().max().unwrap();
         assert!(
             after.iter().all(|id| *id > last),
@@ -467,22 +424,16 @@ fn state_survives_restarts(db: Db) {
     assert!((30_000..=60_000).contains(&by), "{err}");
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_generator_state_survives_restarts() {
-    state_survives_restarts(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_generator_state_survives_restarts() {
-    state_survives_restarts(Db::Mariadb);
-}
+on_both_servers!(
+    state_survives_restarts,
+    postgres_generator_state_survives_restarts,
+    mariadb_generator_state_survives_restarts
+);
 
 fn several_generators(db: Db) {
     let place = db.at("gen_multi").fresh();
-    install(place, "gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
-    install(place, "gen_b", &["-f", "datacenter=0", "-f", "machine=2"]);
+    place.install("gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
+    place.install("gen_b", &["-f", "datacenter=0", "-f", "machine=2"]);
     let loads = [("gen_a", "posts_a"), ("gen_b", "posts_b")].map(|(prefix, table)| Load {
         place,
         function: if prefix == "gen_a" {
@@ -514,36 +465,18 @@ fn several_generators(db: Db) {
 
     // A third with the first one's node would issue its IDs: refused, and
     // nothing of it is installed.
-    let script = place.script(&[
-        "--prefix",
-        "gen_c",
-        "--generator",
-        "-f",
-        "datacenter=0",
-        "-f",
-        "machine=1",
-    ]);
-    let err = place.run(&script).unwrap_err();
+    let err = place
+        .try_install("gen_c", &["-f", "datacenter=0", "-f", "machine=1"])
+        .unwrap_err();
     assert!(err.contains("generator gen_multi.gen_a_next_id"), "{err}");
     assert!(place.run("SELECT gen_c_next_id();").is_err());
     // Installing one again with its own node is fine; with another layout,
     // its state would mean nothing: refused.
-    install(place, "gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
+    place.install("gen_a", &["-f", "datacenter=0", "-f", "machine=1"]);
     let last = all.iter().map(|t| t.id).max().unwrap();
-    assert!(take(place, "gen_a_next_id", 10).iter().all(|id| *id > last));
-    let err = place
-        .run(&place.script(&[
-            "--prefix",
-            "gen_a",
-            "--layout",
-            "discord",
-            "--generator",
-            "-f",
-            "worker=1",
-            "-f",
-            "process=1",
-        ]))
-        .unwrap_err();
+    assert!(place.take("gen_a_next_id", 10).iter().all(|id| *id > last));
+    let discord = ["--layout", "discord", "-f", "worker=1", "-f", "process=1"];
+    let err = place.try_install("gen_a", &discord).unwrap_err();
     assert!(
         err.contains("prefix gen_a has a generator of another layout"),
         "{err}"
@@ -566,11 +499,9 @@ fn postgres_several_generators_share_a_database() {
     // function keeps the schema it was installed in, whatever the caller's
     // search_path.
     let place = Db::Postgres.at("gen_multi");
-    install(
-        place.schema("gen_multi_other"),
-        "gen_a",
-        &["-f", "datacenter=0", "-f", "machine=3"],
-    );
+    place
+        .schema("gen_multi_other")
+        .install("gen_a", &["-f", "datacenter=0", "-f", "machine=3"]);
     let out = place
         .schema("public")
         .one_row("SELECT gen_multi.gen_a_next_id(), gen_multi_other.gen_a_next_id();");
@@ -611,15 +542,12 @@ fn ids_are_what_compose_makes(db: Db) {
     ] {
         let mut args = vec!["--layout", layout];
         args.extend_from_slice(node);
-        install(place, prefix, &args);
+        place.install(prefix, &args);
         let clock = db.clock_ms();
         let out = place
             .run(&format!(
                 "SELECT {clock};\nSELECT {prefix}_next_id() FROM {};\nSELECT {clock};",
-                match db {
-                    Db::Postgres => "generate_series(1, 50)",
-                    Db::Mariadb => "seq_1_to_50",
-                }
+                db.rows(50)
             ))
             .unwrap();
         let lines: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
@@ -651,22 +579,15 @@ fn ids_are_what_compose_makes(db: Db) {
     }
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_generated_ids_are_what_compose_makes() {
-    ids_are_what_compose_makes(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_generated_ids_are_what_compose_makes() {
-    ids_are_what_compose_makes(Db::Mariadb);
-}
+on_both_servers!(
+    ids_are_what_compose_makes,
+    postgres_generated_ids_are_what_compose_makes,
+    mariadb_generated_ids_are_what_compose_makes
+);
 
 fn times_outside_the_layout_are_refused(db: Db) {
     let place = db.at("gen_range").fresh();
-    install(
-        place,
+    place.install(
         "future",
         &[
             "--epoch",
@@ -686,8 +607,7 @@ fn times_outside_the_layout_are_refused(db: Db) {
     // of its own: its node field fixes bits that twitter's leaves to the
     // sequence, so the two could issue one ID.
     let place = db.at("gen_range_short").fresh();
-    install(
-        place,
+    place.install(
         "short",
         &[
             "--layout",
@@ -705,17 +625,11 @@ fn times_outside_the_layout_are_refused(db: Db) {
     );
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_times_outside_the_layout_are_refused() {
-    times_outside_the_layout_are_refused(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_times_outside_the_layout_are_refused() {
-    times_outside_the_layout_are_refused(Db::Mariadb);
-}
+on_both_servers!(
+    times_outside_the_layout_are_refused,
+    postgres_times_outside_the_layout_are_refused,
+    mariadb_times_outside_the_layout_are_refused
+);
 
 /// A server that reads SYSDATE() once a statement, as NOW() (MariaDB's
 /// --sysdate-is-now), would leave a statement that waits for the next tick
@@ -724,7 +638,7 @@ fn mariadb_times_outside_the_layout_are_refused() {
 #[ignore = "needs MariaDB: run scripts/sql-test"]
 fn mariadb_generator_refuses_a_clock_that_does_not_move() {
     let place = Db::Mariadb.at("gen_sysdate").fresh();
-    install(place, "frozen", &["--layout", SMALL, "-f", "node=1"]);
+    place.install("frozen", &["--layout", SMALL, "-f", "node=1"]);
     let alone = Exclusive::take();
     alone.restart(Db::Mariadb, "clean", &["--sysdate-is-now"]);
     // Four IDs a tick: the fifth waits for the next.
@@ -751,7 +665,7 @@ fn mariadb_generator_refuses_a_clock_that_does_not_move() {
 #[ignore = "needs PostgreSQL: run scripts/sql-test"]
 fn postgres_a_call_lets_go_of_the_lock_as_it_returns() {
     let place = Db::Postgres.at("gen_cancel").fresh();
-    install(place, "cancel", &["--layout", SMALL, "-f", "node=2"]);
+    place.install("cancel", &["--layout", SMALL, "-f", "node=2"]);
     let held = "SELECT count(*) FROM pg_locks \
                 WHERE relation = 'cancel_next_id_lock'::regclass AND pid = pg_backend_pid();";
     let out = place.run(&format!(

@@ -7,22 +7,8 @@
 
 use std::time::Duration;
 
-use crate::db::{Db, Exclusive, Place};
+use crate::db::{Db, Exclusive, Place, on_both_servers};
 use crate::support::wait_for;
-
-/// Installs the read functions and a generator under `prefix`.
-fn install(place: Place, prefix: &str, args: &[&str]) {
-    let mut all = vec!["--prefix", prefix, "--generator"];
-    all.extend_from_slice(args);
-    place.load(&all);
-}
-
-/// Tries to install a generator; the server's error if it refuses.
-fn try_install(place: Place, prefix: &str, args: &[&str]) -> Result<(), String> {
-    let mut all = vec!["--prefix", prefix, "--generator"];
-    all.extend_from_slice(args);
-    place.run(&place.script(&all)).map(|_| ())
-}
 
 /// The grants the script's comment tells to give a role that inserts,
 /// given to `role`: its lines `--   GRANT ... TO app;`.
@@ -51,12 +37,11 @@ fn new_role(place: Place, role: &str) {
 /// How many of `pairs` pairs of IDs taken in one statement from two
 /// generators are equal, for the failure of a test that found both installed.
 fn equal_pairs(place: Place, a: &str, b: &str, pairs: usize) -> usize {
-    let rows = match place.db {
-        Db::Postgres => format!("generate_series(1, {pairs})"),
-        Db::Mariadb => format!("seq_1_to_{pairs}"),
-    };
     let out = place
-        .run(&format!("SELECT {a}(), {b}() FROM {rows};"))
+        .run(&format!(
+            "SELECT {a}(), {b}() FROM {};",
+            place.db.rows(pairs)
+        ))
         .unwrap();
     out.lines()
         .filter(|l| l.split_once('\t').is_some_and(|(x, y)| x == y))
@@ -74,17 +59,9 @@ fn equal_pairs(place: Place, a: &str, b: &str, pairs: usize) -> usize {
 fn postgres_an_inserting_role_cannot_rewind_or_freeze_the_generator() {
     let place = Db::Postgres.at("hostile_rewind").fresh();
     let node = ["-f", "datacenter=1", "-f", "machine=7"];
-    install(place, "rw", &node);
+    place.install("rw", &node);
     new_role(place, "rw_app");
-    let script = place.script(&[
-        "--prefix",
-        "rw",
-        "--generator",
-        "-f",
-        "datacenter=1",
-        "-f",
-        "machine=7",
-    ]);
+    let script = place.generator_script("rw", &node);
     place
         .run(&format!(
             "CREATE TABLE posts (id bigint PRIMARY KEY DEFAULT rw_next_id(), body text);\n\
@@ -96,7 +73,7 @@ fn postgres_an_inserting_role_cannot_rewind_or_freeze_the_generator() {
         ))
         .unwrap();
     // Installed again, as an upgrade from the previous script is.
-    install(place, "rw", &node);
+    place.install("rw", &node);
     let app = place.user("rw_app");
     let out = app.one_row(
         "DO $$\n\
@@ -152,7 +129,7 @@ fn postgres_an_inserting_role_cannot_rewind_or_freeze_the_generator() {
 #[ignore = "needs PostgreSQL: run scripts/sql-test"]
 fn postgres_a_role_with_no_grants_cannot_hold_the_generator() {
     let place = Db::Postgres.at("hostile_lock").fresh();
-    install(place, "lk", &["-f", "datacenter=2", "-f", "machine=2"]);
+    place.install("lk", &["-f", "datacenter=2", "-f", "machine=2"]);
     new_role(place, "lk_nobody");
     // It may see the schema, as most roles see an application's; it is
     // given nothing in it.
@@ -208,6 +185,35 @@ fn postgres_a_role_with_no_grants_cannot_hold_the_generator() {
     }
 }
 
+/// Installs twitter's datacenter 1, machine 7 as `tw` in `first`, then in
+/// `second`, which must refuse it, naming the first; `first_ns` and
+/// `second_ns` qualify the two functions' names (a schema, or a database).
+fn second_install_of_a_node_is_refused(
+    first: Place,
+    first_ns: &str,
+    second: Place,
+    second_ns: &str,
+) {
+    let node = ["-f", "datacenter=1", "-f", "machine=7"];
+    first.install("tw", &node);
+    match second.try_install("tw", &node) {
+        Ok(()) => panic!(
+            "installed twice; {} equal IDs in 200 pairs",
+            equal_pairs(
+                first,
+                &format!("{first_ns}.tw_next_id"),
+                &format!("{second_ns}.tw_next_id"),
+                200
+            )
+        ),
+        Err(err) => assert!(
+            err.contains(&format!("generator {first_ns}.tw_next_id"))
+                && err.contains("datacenter=1, machine=7"),
+            "{err}"
+        ),
+    }
+}
+
 /// Finding 3: one node installed in two schemas of a database was accepted
 /// (each schema had a registry of its own), and one statement calling both
 /// got equal IDs. The second is refused, naming the first.
@@ -216,24 +222,7 @@ fn postgres_a_role_with_no_grants_cannot_hold_the_generator() {
 fn postgres_one_node_in_two_schemas_is_refused() {
     let first = Db::Postgres.at("hostile_schemas").fresh();
     let second = first.schema("hostile_schemas_b");
-    let node = ["-f", "datacenter=1", "-f", "machine=7"];
-    install(first, "tw", &node);
-    match try_install(second, "tw", &node) {
-        Ok(()) => panic!(
-            "installed twice; {} equal IDs in 200 pairs",
-            equal_pairs(
-                first,
-                "hostile_schemas.tw_next_id",
-                "hostile_schemas_b.tw_next_id",
-                200
-            )
-        ),
-        Err(err) => assert!(
-            err.contains("generator hostile_schemas.tw_next_id")
-                && err.contains("datacenter=1, machine=7"),
-            "{err}"
-        ),
-    }
+    second_install_of_a_node_is_refused(first, "hostile_schemas", second, "hostile_schemas_b");
     let err = second.error_of("SELECT hostile_schemas_b.tw_next_id();");
     assert!(err.contains("does not exist"), "{err}");
 }
@@ -245,32 +234,8 @@ fn postgres_one_node_in_two_schemas_is_refused() {
 fn mariadb_one_node_in_two_databases_is_refused() {
     let a = Db::Mariadb.at("hostile_dbs_a").fresh();
     let b = Db::Mariadb.at("hostile_dbs_b").fresh();
-    a.root()
-        .run(
-            "CREATE USER IF NOT EXISTS hostile_dbs@localhost;\n\
-             GRANT ALL ON hostile_dbs_a.* TO hostile_dbs@localhost;\n\
-             GRANT ALL ON hostile_dbs_b.* TO hostile_dbs@localhost;",
-        )
-        .unwrap();
-    let (a, b) = (a.user("hostile_dbs"), b.user("hostile_dbs"));
-    let node = ["-f", "datacenter=1", "-f", "machine=7"];
-    install(a, "tw", &node);
-    match try_install(b, "tw", &node) {
-        Ok(()) => panic!(
-            "installed twice; {} equal IDs in 200 pairs",
-            equal_pairs(
-                a,
-                "hostile_dbs_a.tw_next_id",
-                "hostile_dbs_b.tw_next_id",
-                200
-            )
-        ),
-        Err(err) => assert!(
-            err.contains("generator hostile_dbs_a.tw_next_id")
-                && err.contains("datacenter=1, machine=7"),
-            "{err}"
-        ),
-    }
+    let (a, b) = a.shared_with(b, "hostile_dbs");
+    second_install_of_a_node_is_refused(a, "hostile_dbs_a", b, "hostile_dbs_b");
     let err = b.error_of("SELECT tw_next_id();");
     assert!(err.contains("does not exist"), "{err}");
 }
@@ -282,7 +247,7 @@ fn mariadb_one_node_in_two_databases_is_refused() {
 /// with no node field fixes none and would meet every other.
 fn same_bits_under_another_name(db: Db) {
     let place = db.at("hostile_bits").fresh();
-    install(place, "tw", &["-f", "datacenter=1", "-f", "machine=7"]);
+    place.install("tw", &["-f", "datacenter=1", "-f", "machine=7"]);
     let ten = |node: &'static str| {
         [
             "--layout",
@@ -293,7 +258,7 @@ fn same_bits_under_another_name(db: Db) {
             node,
         ]
     };
-    match try_install(place, "ten", &ten("node=39")) {
+    match place.try_install("ten", &ten("node=39")) {
         Ok(()) => panic!(
             "both installed; {} equal IDs in 200 pairs",
             equal_pairs(place, "tw_next_id", "ten_next_id", 200)
@@ -304,20 +269,19 @@ fn same_bits_under_another_name(db: Db) {
         ),
     }
     // Node 40 sets other bits: the IDs cannot meet.
-    install(place, "ten", &ten("node=40"));
+    place.install("ten", &ten("node=40"));
     // Sonyflake's machine (bits 0 to 15) shares bits 12 to 15 with the
     // node fields of both: 7 there (28672) is twitter's machine 7, 9
     // (36864) neither's.
     let sony = |machine: &'static str| ["--layout", "sonyflake", "-f", machine];
-    let err = try_install(place, "sony", &sony("machine=28672")).unwrap_err();
+    let err = place
+        .try_install("sony", &sony("machine=28672"))
+        .unwrap_err();
     assert!(err.contains("generator hostile_bits.tw_next_id"), "{err}");
-    install(place, "sony", &sony("machine=36864"));
-    let err = try_install(
-        place,
-        "solo",
-        &["--layout", "time:50,sequence:13", "--epoch", "0"],
-    )
-    .unwrap_err();
+    place.install("sony", &sony("machine=36864"));
+    let err = place
+        .try_install("solo", &["--layout", "time:50,sequence:13", "--epoch", "0"])
+        .unwrap_err();
     assert!(err.contains("generator hostile_bits."), "{err}");
     let listed = place
         .run(
@@ -337,17 +301,11 @@ fn same_bits_under_another_name(db: Db) {
     );
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_the_same_bits_under_another_layout_are_refused() {
-    same_bits_under_another_name(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_the_same_bits_under_another_layout_are_refused() {
-    same_bits_under_another_name(Db::Mariadb);
-}
+on_both_servers!(
+    same_bits_under_another_name,
+    postgres_the_same_bits_under_another_layout_are_refused,
+    mariadb_the_same_bits_under_another_layout_are_refused
+);
 
 /// Finding 5: the previous function kept `search_path FROM CURRENT`, which
 /// for a script run with the server's search_path is `"$user", public`,
@@ -363,16 +321,9 @@ fn postgres_a_callers_look_alike_state_is_not_used() {
         .at("hostile_user")
         .fresh()
         .default_search_path();
-    install(owner, "us", &["-f", "datacenter=3", "-f", "machine=3"]);
-    let script = owner.script(&[
-        "--prefix",
-        "us",
-        "--generator",
-        "-f",
-        "datacenter=3",
-        "-f",
-        "machine=3",
-    ]);
+    let node = ["-f", "datacenter=3", "-f", "machine=3"];
+    owner.install("us", &node);
+    let script = owner.generator_script("us", &node);
     for role in ["us_mallory", "us_alice"] {
         new_role(owner, role);
         owner.run(&grants_of_the_comment(&script, role)).unwrap();
@@ -422,7 +373,7 @@ fn postgres_a_callers_look_alike_state_is_not_used() {
 #[ignore = "needs MariaDB: run scripts/sql-test"]
 fn mariadb_refuses_to_issue_under_statement_based_binary_logging() {
     let place = Db::Mariadb.at("hostile_binlog").fresh();
-    install(place, "bl", &["-f", "datacenter=4", "-f", "machine=9"]);
+    place.install("bl", &["-f", "datacenter=4", "-f", "machine=9"]);
     place
         .run(
             "CREATE TABLE posts (id BIGINT NOT NULL DEFAULT 0 PRIMARY KEY, body TEXT);\n\
@@ -488,7 +439,7 @@ fn postgres_a_schema_others_can_create_in_is_refused() {
                 "GRANT CREATE ON SCHEMA hostile_create TO {grant};"
             ))
             .unwrap();
-        let err = try_install(place, "cr", &node).unwrap_err();
+        let err = place.try_install("cr", &node).unwrap_err();
         assert!(
             err.contains(&format!(
                 "no other role may create objects in its schema hostile_create, and {who} can"
@@ -501,7 +452,7 @@ fn postgres_a_schema_others_can_create_in_is_refused() {
             ))
             .unwrap();
     }
-    install(place, "cr", &node);
+    place.install("cr", &node);
 }
 
 /// Two installs at once whose generators would meet: without taking turns,
@@ -513,30 +464,18 @@ fn installs_take_turns(db: Db) {
             (place, "SET search_path = hostile_race_b;\n")
         }
         Db::Mariadb => {
-            let a = db.at("hostile_race").fresh();
-            db.at("hostile_race_b").fresh();
-            a.root()
-                .run(
-                    "CREATE USER IF NOT EXISTS hostile_race_both@localhost;\n\
-                     GRANT ALL ON hostile_race.* TO hostile_race_both@localhost;\n\
-                     GRANT ALL ON hostile_race_b.* TO hostile_race_both@localhost;",
-                )
-                .unwrap();
-            (a.user("hostile_race_both"), "USE hostile_race_b;\n")
+            let b = db.at("hostile_race_b").fresh();
+            let (a, _) = db
+                .at("hostile_race")
+                .fresh()
+                .shared_with(b, "hostile_race_both");
+            (a, "USE hostile_race_b;\n")
         }
     };
     if db == Db::Postgres {
         place.run("CREATE SCHEMA hostile_race_b;").unwrap();
     }
-    let script = place.script(&[
-        "--prefix",
-        "race",
-        "--generator",
-        "-f",
-        "datacenter=6",
-        "-f",
-        "machine=6",
-    ]);
+    let script = place.generator_script("race", &["-f", "datacenter=6", "-f", "machine=6"]);
     let drop = match db {
         Db::Postgres => {
             "DROP FUNCTION IF EXISTS hostile_race.race_next_id(), hostile_race_b.race_next_id();"
@@ -554,14 +493,8 @@ fn installs_take_turns(db: Db) {
     }
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_installs_take_turns() {
-    installs_take_turns(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_installs_take_turns() {
-    installs_take_turns(Db::Mariadb);
-}
+on_both_servers!(
+    installs_take_turns,
+    postgres_installs_take_turns,
+    mariadb_installs_take_turns
+);

@@ -2,7 +2,7 @@
 //! servers, rows land in the partition of their time, around a summer-time
 //! change, across a year's end, and from the generator.
 
-use crate::db::{Db, Place, refusal};
+use crate::db::{Db, Place, on_both_servers, refusal};
 
 #[test]
 fn bad_partitions_are_refused_with_exit_2() {
@@ -12,46 +12,32 @@ fn bad_partitions_are_refused_with_exit_2() {
         args.extend_from_slice(more);
         refusal(&args)
     };
-    let err = with(&[
-        "--from",
-        "2025-02-01",
-        "--to",
-        "2025-01-01",
-        "--every",
-        "day",
-    ]);
+    // A period from, to and every, then `more`.
+    let period = |from: &str, to: &str, every: &str, more: &[&str]| -> String {
+        with(&[&["--from", from, "--to", to, "--every", every], more].concat())
+    };
+    let err = period("2025-02-01", "2025-01-01", "day", &[]);
     assert!(
         err.contains("from 2025-02-01 (after --to 2025-01-01) is not allowed"),
         "{err}"
     );
-    let err = with(&[
-        "--from",
-        "2025-01-01",
-        "--to",
-        "2025-02-01",
-        "--every",
-        "year",
-    ]);
+    let err = period("2025-01-01", "2025-02-01", "year", &[]);
     assert!(
         err.contains("'year'") && err.contains("day, week, month"),
         "{err}"
     );
-    let err = with(&[
-        "--from",
+    let err = period(
         "2025-01-01",
-        "--to",
         "2025-02-01",
-        "--every",
         "day",
-        "--time-zone",
-        "Mars/Olympus",
-    ]);
+        &["--time-zone", "Mars/Olympus"],
+    );
     assert!(
         err.contains("'Mars/Olympus'") && err.contains("IANA name such as Europe/Berlin"),
         "{err}"
     );
     for bad in ["2025-13-01", "2025-1-1", "yesterday", "2025-02-30"] {
-        let err = with(&["--from", bad, "--to", "2025-02-01", "--every", "day"]);
+        let err = period(bad, "2025-02-01", "day", &[]);
         assert!(
             err.contains(&format!("'{bad}'")) && err.contains("a date is YYYY-MM-DD"),
             "{err}"
@@ -85,16 +71,7 @@ fn bad_partitions_are_refused_with_exit_2() {
         let err = refusal(&args);
         assert!(err.contains("--partitions"), "{err}");
     }
-    let err = with(&[
-        "--from",
-        "2025-01-01",
-        "--to",
-        "2025-01-02",
-        "--every",
-        "day",
-        "--prefix",
-        "x",
-    ]);
+    let err = period("2025-01-01", "2025-01-02", "day", &["--prefix", "x"]);
     assert!(err.contains("--prefix"), "{err}");
 }
 
@@ -220,6 +197,22 @@ fn partition_of(place: Place, table: &str, label: &str) -> String {
     }
 }
 
+/// Loads the partitions of `table`, one a period of `every` from `from` to
+/// `to`, with `more` arguments.
+fn load_partitions(place: Place, table: &str, from: &str, to: &str, every: &str, more: &[&str]) {
+    let period = [
+        "--partitions",
+        table,
+        "--from",
+        from,
+        "--to",
+        to,
+        "--every",
+        every,
+    ];
+    place.load(&[&period[..], more].concat());
+}
+
 fn rows_land_in_their_period(db: Db) {
     let place = db.at("parts").fresh();
     place.load(&["--prefix", "pt"]);
@@ -235,18 +228,14 @@ fn rows_land_in_their_period(db: Db) {
     // Days in New York around the start of summer time: 2025-03-09 has 23
     // hours, from 05:00 to 04:00 the next day in UTC.
     place.run(&create("events")).unwrap();
-    place.load(&[
-        "--partitions",
+    load_partitions(
+        place,
         "events",
-        "--from",
         "2025-03-08",
-        "--to",
         "2025-03-10",
-        "--every",
         "day",
-        "--time-zone",
-        "America/New_York",
-    ]);
+        &["--time-zone", "America/New_York"],
+    );
     let day = |suffix| Lands::In(suffix);
     check_edges(
         place,
@@ -284,16 +273,7 @@ fn rows_land_in_their_period(db: Db) {
 
     // Months in UTC across the year's end, from a day in the middle of one.
     place.run(&create("monthly")).unwrap();
-    place.load(&[
-        "--partitions",
-        "monthly",
-        "--from",
-        "2024-12-15",
-        "--to",
-        "2025-02-01",
-        "--every",
-        "month",
-    ]);
+    load_partitions(place, "monthly", "2024-12-15", "2025-02-01", "month", &[]);
     check_edges(
         place,
         "monthly",
@@ -329,18 +309,14 @@ fn postgres_rows_land_in_the_partition_of_their_time() {
     // Run again with a later --to: the partitions there are kept, with
     // their rows, and the new periods added.
     let place = Db::Postgres.at("parts");
-    place.load(&[
-        "--partitions",
+    load_partitions(
+        place,
         "events",
-        "--from",
         "2025-03-08",
-        "--to",
         "2025-03-12",
-        "--every",
         "day",
-        "--time-zone",
-        "America/New_York",
-    ]);
+        &["--time-zone", "America/New_York"],
+    );
     let got = place.one_row(
         "SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass), \
          (SELECT count(*) FROM events);",
@@ -357,15 +333,7 @@ fn mariadb_rows_land_in_the_partition_of_their_time() {
 /// IDs from the generator go to the partition of the day they were made.
 fn generated_rows_land_in_today(db: Db) {
     let place = db.at("parts_live").fresh();
-    place.load(&[
-        "--prefix",
-        "live",
-        "--generator",
-        "-f",
-        "datacenter=4",
-        "-f",
-        "machine=4",
-    ]);
+    place.install("live", &["-f", "datacenter=4", "-f", "machine=4"]);
     let today = place.one_row(&format!(
         "SELECT {};",
         match db {
@@ -389,16 +357,7 @@ fn generated_rows_land_in_today(db: Db) {
         }
     };
     place.run(table).unwrap();
-    place.load(&[
-        "--partitions",
-        "live_rows",
-        "--from",
-        &from,
-        "--to",
-        &to,
-        "--every",
-        "day",
-    ]);
+    load_partitions(place, "live_rows", &from, &to, "day", &[]);
     place
         .run("INSERT INTO live_rows (n) VALUES (1), (2), (3);")
         .unwrap();
@@ -425,14 +384,8 @@ fn generated_rows_land_in_today(db: Db) {
     }
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_generated_rows_land_in_the_partition_of_their_day() {
-    generated_rows_land_in_today(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_generated_rows_land_in_the_partition_of_their_day() {
-    generated_rows_land_in_today(Db::Mariadb);
-}
+on_both_servers!(
+    generated_rows_land_in_today,
+    postgres_generated_rows_land_in_the_partition_of_their_day,
+    mariadb_generated_rows_land_in_the_partition_of_their_day
+);

@@ -5,7 +5,7 @@
 //! away, its registry table gives way to the view, and a generator of the
 //! previous script elsewhere with the same layout and node is refused.
 
-use crate::db::{Db, Place};
+use crate::db::{Db, Place, on_both_servers};
 
 fn previous(db: Db) -> &'static str {
     match db {
@@ -25,18 +25,6 @@ const ARGS: [&str; 7] = [
     "machine=5",
 ];
 
-/// IDs from one statement.
-fn take(place: Place, n: usize) -> Vec<i64> {
-    let rows = match place.db {
-        Db::Postgres => format!("generate_series(1, {n})"),
-        Db::Mariadb => format!("seq_1_to_{n}"),
-    };
-    let out = place
-        .run(&format!("SELECT prev_next_id() FROM {rows};"))
-        .unwrap();
-    out.lines().map(|l| l.parse().unwrap()).collect()
-}
-
 /// The place and, beside it, another (a schema, or a database its user
 /// sees too) where the previous script is installed with the same node.
 fn places(db: Db) -> (Place, Place) {
@@ -46,16 +34,8 @@ fn places(db: Db) -> (Place, Place) {
             (place, place.schema("upgrade_b"))
         }
         Db::Mariadb => {
-            let a = db.at("upgrade").fresh();
             let b = db.at("upgrade_b").fresh();
-            a.root()
-                .run(
-                    "CREATE USER IF NOT EXISTS upgrade_both@localhost;\n\
-                     GRANT ALL ON upgrade.* TO upgrade_both@localhost;\n\
-                     GRANT ALL ON upgrade_b.* TO upgrade_both@localhost;",
-                )
-                .unwrap();
-            (a.user("upgrade_both"), b.user("upgrade_both"))
+            db.at("upgrade").fresh().shared_with(b, "upgrade_both")
         }
     }
 }
@@ -64,7 +44,7 @@ fn upgrade(db: Db) {
     let (place, other) = places(db);
     place.run(previous(db)).unwrap();
     other.run(previous(db)).unwrap();
-    let before = take(place, 10);
+    let before = place.take("prev_next_id", 10);
     if db == Db::Postgres {
         // What the previous comment told to grant.
         place
@@ -88,7 +68,7 @@ fn upgrade(db: Db) {
         .unwrap();
     place.run(&script).unwrap();
     let last = before.iter().max().unwrap();
-    let after = take(place, 10);
+    let after = place.take("prev_next_id", 10);
     assert!(after.iter().all(|id| id > last), "{after:?} after {last}");
     let listed = place
         .run(&format!(
@@ -106,14 +86,8 @@ fn upgrade(db: Db) {
     }
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_an_install_of_the_previous_script_is_upgraded() {
-    upgrade(Db::Postgres);
-}
-
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_an_install_of_the_previous_script_is_upgraded() {
-    upgrade(Db::Mariadb);
-}
+on_both_servers!(
+    upgrade,
+    postgres_an_install_of_the_previous_script_is_upgraded,
+    mariadb_an_install_of_the_previous_script_is_upgraded
+);

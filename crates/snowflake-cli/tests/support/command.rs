@@ -29,6 +29,15 @@ pub fn command() -> std::process::Command {
     command
 }
 
+/// Starts `command` with its stdout and stderr piped to the test.
+pub fn spawn_piped(command: &mut std::process::Command) -> std::process::Child {
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// The binary under `assert_cmd`, its environment cleaned.
 pub fn snowflake() -> assert_cmd::Command {
     assert_cmd::Command::from_std(command())

@@ -2,10 +2,12 @@
 //! they come.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::support::spawn_piped;
 
 /// A running `generate` and the IDs it has printed so far. Its stdout is
 /// read without pause, so it is never held back by a full pipe. Dropped
@@ -19,11 +21,7 @@ pub struct Generating {
 impl Generating {
     /// Starts `command`, a `snowflake generate` printing decimal IDs.
     pub fn start(mut command: Command) -> Generating {
-        let mut child = command
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(&mut command);
         let ids = Arc::new(Mutex::new(Vec::new()));
         let out = BufReader::new(child.stdout.take().unwrap());
         let sink = Arc::clone(&ids);

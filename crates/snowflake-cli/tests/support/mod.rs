@@ -12,6 +12,8 @@ pub mod dump;
 pub mod generating;
 /// Plain HTTP/1.1 over a real socket; free ports for etcd.
 pub mod http;
+/// Reading the JSON a run printed.
+pub mod json;
 /// Polling with a deadline.
 pub mod poll;
 /// Scratch directories removed however the test ends.
@@ -19,9 +21,10 @@ pub mod scratch;
 /// `snowflake serve` on port 0, its address read from its log.
 pub mod served;
 
-pub use command::{Printed, command, snowflake, stderr_of, stdout_of};
+pub use command::{Printed, command, snowflake, spawn_piped, stderr_of, stdout_of};
 pub use generating::Generating;
 pub use http::{Answer, exchange, free_port, http};
+pub use json::texts_at;
 pub use poll::wait_for;
 pub use scratch::{Scratch, path_arg};
 pub use served::Served;

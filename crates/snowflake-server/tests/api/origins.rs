@@ -113,6 +113,15 @@ async fn foreign_pages_cannot_use_ids_up_unless_allowed() {
     assert_eq!(status, StatusCode::OK);
 }
 
+/// `/healthz` asked for under the host name `host`: the status and body.
+async fn healthz_under(router: &axum::Router, host: &str) -> (StatusCode, String) {
+    text_of(
+        router,
+        with_headers(Method::GET, "/healthz", &[("host", host)]),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn a_loopback_service_answers_only_to_loopback_names() {
     let loopback = config()
@@ -125,11 +134,7 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         "127.0.0.1.evil.example:80",
         "10.1.2.3",
     ] {
-        let (status, body) = text_of(
-            &router,
-            with_headers(Method::GET, "/healthz", &[("host", host)]),
-        )
-        .await;
+        let (status, body) = healthz_under(&router, host).await;
         assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{host}: {body}");
         let v: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v["status"], 421, "{body}");
@@ -144,20 +149,12 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         "snowflake.internal:8080",
         "SNOWFLAKE.internal",
     ] {
-        let (status, body) = text_of(
-            &router,
-            with_headers(Method::GET, "/healthz", &[("host", host)]),
-        )
-        .await;
+        let (status, body) = healthz_under(&router, host).await;
         assert_eq!(status, StatusCode::OK, "{host}: {body}");
     }
     // Without the check (a service on a public address) any name will do.
     let router = app(standalone(), &config());
-    let (status, _) = text_of(
-        &router,
-        with_headers(Method::GET, "/healthz", &[("host", "evil.example")]),
-    )
-    .await;
+    let (status, _) = healthz_under(&router, "evil.example").await;
     assert_eq!(status, StatusCode::OK);
 }
 

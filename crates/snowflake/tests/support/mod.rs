@@ -1,13 +1,23 @@
-//! What the rooms of the test binary share: a mark store in memory, and
-//! Twitter's epoch.
+//! What the rooms of the test binary share: a generator on a manual clock,
+//! a mark store in memory, and Twitter's epoch.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use snowflake::{Error, MarkStore};
+use snowflake::{Error, Generator, GeneratorBuilder, Layout, ManualClock, MarkStore};
 
 /// Twitter's epoch, the default layout's.
 pub const EPOCH: i64 = 1288834974657;
+
+/// A builder of `layout`'s generator on a manual clock that reads `now_ms`,
+/// and that clock, for the test to move.
+pub fn on_manual_clock<'a>(
+    layout: Layout,
+    now_ms: i64,
+) -> (GeneratorBuilder<'a, Arc<ManualClock>>, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(now_ms));
+    (Generator::builder(layout).clock(clock.clone()), clock)
+}
 
 /// A mark store in memory that can be told to fail; clones share the mark.
 #[derive(Clone, Default)]
