@@ -461,9 +461,9 @@ function wholeU64(value) {
  */
 export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
   ready();
-  const l = layoutOf(layout);
+  const l = layout instanceof Layout ? layout : layoutOf(layout);
   const time = timestamp ?? Date.now();
-  views();
+  if (nums.length === 0) refresh();
   // Whole Numbers go as doubles (no BigInt made for any of them), whole
   // BigInts as 64-bit numbers; anything else, or a name the layout lacks,
   // as text, which the core reads and refuses in its own words.
@@ -474,15 +474,16 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
   // its object the same way: each is checked against the last call's before
   // it is looked up.
   const seen = l.seenNames;
+  const seenPlaces = l.seenPlaces;
   for (const name in fields) {
     const value = fields[name];
     let place;
     if (seen[count] === name) {
-      place = l.seenPlaces[count];
+      place = seenPlaces[count];
     } else {
       place = l.places.get(name);
       seen[count] = name;
-      l.seenPlaces[count] = place;
+      seenPlaces[count] = place;
     }
     if (place === undefined || !wholeU64(value)) {
       whole = false;
@@ -497,6 +498,10 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
     count += 1;
   }
   if (whole && numbers) {
+    // The ID comes back as the call's answer; -1 is a refusal or the ID
+    // 2^64 - 1, which the call that answers with a status tells apart.
+    const id = wasm.sf_compose_doubles_id(l[HANDLE], time, count);
+    if (id >= 0n) return id;
     check(wasm.sf_compose_doubles(l[HANDLE], time, count));
   } else if (whole) {
     count = 0;

@@ -90,6 +90,22 @@ test('compose: fields as Numbers, BigInts or text, the time as ms, a BigInt, dig
   }
 });
 
+test('compose with Numbers answers with the ID itself, and IDs at and above 2^63 come back whole', () => {
+  // Numbers take the path whose answer is the ID as a signed 64-bit value:
+  // -1 (a refusal, or the ID 2^64 - 1) and the IDs of 2^63 and up must
+  // come back as the unsigned ID, as BigInt fields give them.
+  const wide = sf.parseLayout('time:44,node:8,sequence:12', { epoch: 0 });
+  const last = Number(wide.lastMs);
+  for (const [timestamp, node, sequence] of [[last, 255, 4095], [last, 255, 4094], [2 ** 43, 0, 0], [2 ** 43 - 1, 255, 4095], [0, 0, 0]]) {
+    const byNumbers = sf.compose({ timestamp, fields: { node, sequence } }, wide);
+    const byBigInts = sf.compose({ timestamp: BigInt(timestamp), fields: { node: BigInt(node), sequence: BigInt(sequence) } }, wide);
+    assert.equal(byNumbers, byBigInts, `${timestamp} ${node} ${sequence}`);
+    assert.ok(byNumbers >= 0n);
+  }
+  assert.equal(sf.compose({ timestamp: last, fields: { node: 255, sequence: 4095 } }, wide), 2n ** 64n - 1n);
+  assert.equal(sf.compose({ timestamp: 2 ** 43, fields: { node: 0, sequence: 0 } }, wide), 2n ** 63n);
+});
+
 test('bounds, readings and text forms in the API\'s shapes', () => {
   const window = sf.bounds(1288834975657, new Date(1288834975657));
   assert.deepEqual(window, { layout: 'twitter', from_ms: 1288834975657, from: '2010-11-04T01:42:55.657Z', to_ms: 1288834975657, to: '2010-11-04T01:42:55.657Z', first: String(1000n << 22n), last: String((1000n << 22n) | ((1n << 22n) - 1n)) });

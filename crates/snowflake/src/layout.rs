@@ -82,6 +82,7 @@ impl Field {
     }
 
     /// Checks `value` against the field's width.
+    #[inline]
     pub(crate) fn check(&self, value: u64) -> Result<u64, Error> {
         if value > self.max() {
             return Err(self.out_of_range(value));
@@ -533,9 +534,13 @@ impl Layout {
     /// assert_eq!(snowflake::Layout::twitter().last_timestamp_ms(), 3487858230208);
     /// ```
     pub fn last_timestamp_ms(&self) -> i64 {
-        let span = i128::from(self.max_time_units()) * i128::from(self.tick_ms);
-        // Checked at construction to fit in i64.
-        (i128::from(self.epoch_ms) + span + i128::from(self.tick_ms) - 1) as i64
+        // Checked at construction to fit in i64, so the sum taken modulo
+        // 2^64 is the sum itself (no 128-bit arithmetic, which compose and
+        // decode would pay for on every call where it is a library call).
+        let span = self.max_time_units().wrapping_mul(self.tick_ms);
+        (self.epoch_ms as u64)
+            .wrapping_add(span)
+            .wrapping_add(self.tick_ms - 1) as i64
     }
 
     /// The largest ID the layout can hold: every one of its [`bits`](Layout::bits)
@@ -559,6 +564,7 @@ impl Layout {
     /// assert!(sony.time_units(1409529599999).is_err());
     /// # Ok::<(), snowflake::Error>(())
     /// ```
+    #[inline]
     pub fn time_units(&self, timestamp_ms: i64) -> Result<u64, Error> {
         if timestamp_ms < self.epoch_ms {
             return Err(Error::new(Repr::BeforeEpoch {
@@ -674,6 +680,7 @@ impl Layout {
     /// assert!(discord.compose_placed(1462015105796, &[(3, 0)]).is_err());
     /// # Ok::<(), snowflake::Error>(())
     /// ```
+    #[inline]
     pub fn compose_placed(&self, timestamp_ms: i64, values: &[(usize, u64)]) -> Result<Id, Error> {
         let mut raw = self.time_units(timestamp_ms)? << self.time_shift;
         for (i, &(place, value)) in values.iter().enumerate() {

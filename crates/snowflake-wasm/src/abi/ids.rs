@@ -3,7 +3,7 @@
 use snowflake::{Id, Readings};
 
 use super::{field_values, with_layout};
-use crate::registry::PRESETS;
+use crate::registry::{LAYOUTS, PRESETS};
 use crate::reply::{self, DONE};
 
 /// Decodes `id`: the numbers are its Unix milliseconds (as `i64` bits), its
@@ -82,6 +82,28 @@ pub extern "C" fn sf_compose_doubles(layout: i32, timestamp_ms: f64, count: usiz
         })
     });
     compose_placed(layout, timestamp_ms as i64, pairs)
+}
+
+/// `sf_compose_doubles` with the ID itself as the answer, which JavaScript
+/// receives as a `BigInt` without reading memory: the glue's fast path.
+/// `-1` is a refusal and also the ID 2^64 - 1; on `-1` the glue calls
+/// `sf_compose_doubles` with the same values (compose is pure), which says
+/// which, with the core's error.
+#[unsafe(no_mangle)]
+pub extern "C" fn sf_compose_doubles_id(layout: i32, timestamp_ms: f64, count: usize) -> i64 {
+    let Some(pairs) = reply::read_doubles(|doubles| {
+        Pairs::gather(count, |i| {
+            (doubles[2 * i] as u64, doubles[2 * i + 1] as u64)
+        })
+    }) else {
+        return -1;
+    };
+    LAYOUTS.with(|layouts| match layouts.borrow().get(layout) {
+        Some(layout) => layout
+            .compose_placed(timestamp_ms as i64, pairs.as_slice())
+            .map_or(-1, |id| id.get() as i64),
+        None => -1,
+    })
 }
 
 /// The (place, value) pairs of one compose, copied out of the tables before
