@@ -18,6 +18,11 @@ start_served() {
   # Nothing of CMD's on the caller's stdout: a script that starts it
   # inside $(...) would otherwise wait for it to exit before going on,
   # even after the script has failed.
+  # Emptied here, before CMD starts: the background job opens LOG only
+  # once it runs, and a log kept from an earlier server on the same path
+  # (the guard starts one at N calls and again at 2N) would otherwise
+  # hand the loop below that server's address, where nothing listens.
+  : >"$log"
   "$@" </dev/null >"$log" 2>&1 &
   served_pid=$!
   served_addr=
