@@ -92,6 +92,7 @@
 //!    superuser can do all of that and more (replace the library); the
 //!    promise is for every other role.
 
+mod backoff;
 mod pairs;
 mod read;
 mod report;
