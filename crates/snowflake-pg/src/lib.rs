@@ -26,7 +26,7 @@
 //!    no generator, so none is copied into a forked backend.
 //!
 //! 2. **No ID is returned whose time a durable mark does not cover.** The
-//!    mark is the value of the sequence `snowflake.mark` (Unix
+//!    mark is the value of the sequence `snowflake_internal.mark` (Unix
 //!    milliseconds) in the database `snowflake.database` names. The core
 //!    asks the mark to cover a time unit before it publishes the unit's
 //!    first ID ([`mark`]); the shared `mark_ms` says what is durable, and
@@ -85,9 +85,12 @@
 //! 5. **No role moves, rewinds or freezes the state in SQL.** The state
 //!    word, `mark_ms` and the writer word are in shared memory, which no
 //!    SQL reaches; `next_id()` only issues. The sequence grants nothing to
-//!    `PUBLIC`; `next_id()` writes it as the bootstrap superuser for the
-//!    length of one `setval`, so `EXECUTE` on `next_id()` gives no way to
-//!    set, read or lock it. The settings are `PGC_POSTMASTER`: only who can
+//!    `PUBLIC`, nor does its schema, `snowflake_internal`: a role that
+//!    could name the mark could queue a lock request on it (`CREATE RULE`
+//!    asks before ownership is checked), and every mark write behind that.
+//!    `next_id()` writes it as the bootstrap superuser for the length of
+//!    one `setval`, so `EXECUTE` on `next_id()` gives no way to set, read
+//!    or lock it. The settings are `PGC_POSTMASTER`: only who can
 //!    edit the server's configuration and restart it changes them. A
 //!    superuser can do all of that and more (replace the library); the
 //!    promise is for every other role.
@@ -106,9 +109,6 @@ pgrx::pg_module_magic!();
 
 pgrx::extension_sql!(
     r#"
--- The high-water mark, in Unix milliseconds: written by next_id() alone,
--- before any ID it covers is returned. A sequence, because setval is logged
--- to WAL and kept whether or not the transaction that made it commits.
 DO $$
 BEGIN
     IF (SELECT nspowner FROM pg_catalog.pg_namespace WHERE nspname = 'snowflake')
@@ -118,9 +118,18 @@ BEGIN
     END IF;
 END
 $$;
-CREATE SEQUENCE mark AS bigint MINVALUE 1 START 1 NO CYCLE;
-REVOKE ALL ON SEQUENCE mark FROM PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('mark', '');
+-- The high-water mark, in Unix milliseconds: written by next_id() alone,
+-- before any ID it covers is returned. A sequence, because setval is logged
+-- to WAL and kept whether or not the transaction that made it commits. In a
+-- schema of its own that grants nothing to PUBLIC: a role that may name the
+-- mark may ask for a lock on it (CREATE RULE asks for the strongest before
+-- PostgreSQL checks who owns it), and every mark write would queue behind
+-- that request while any transaction holds a lock on the mark.
+CREATE SCHEMA snowflake_internal;
+REVOKE ALL ON SCHEMA snowflake_internal FROM PUBLIC;
+CREATE SEQUENCE snowflake_internal.mark AS bigint MINVALUE 1 START 1 NO CYCLE;
+REVOKE ALL ON SEQUENCE snowflake_internal.mark FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.mark', '');
 "#,
     name = "mark",
     bootstrap

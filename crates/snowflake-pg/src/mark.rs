@@ -1,8 +1,8 @@
-//! The high-water mark in WAL: the sequence `snowflake.mark`, written with
+//! The high-water mark in WAL: the sequence `snowflake_internal.mark`, written with
 //! `setval` and flushed before the shared `mark_ms` says it is durable
 //! (see the crate's Design, 2).
 
-use std::ffi::CString;
+use std::ffi::CStr;
 
 use pgrx::{IntoDatum, pg_sys};
 use snowflake::{Error, Generator, SharedMark};
@@ -82,25 +82,27 @@ pub(crate) fn read() -> Result<Option<i64>, Error> {
     }))
 }
 
-/// `snowflake.mark` in this database, looked up at every use (a mark write
-/// is rare), so that a re-created extension is found.
+/// The schema and name of the mark's sequence.
+const SCHEMA: &CStr = c"snowflake_internal";
+const NAME: &CStr = c"mark";
+
+/// `snowflake_internal.mark` in this database, looked up at every use (a
+/// mark write is rare), so that a re-created extension is found.
 fn sequence() -> Result<pg_sys::Oid, Error> {
     let missing = || {
         Error::store_failure(
-            "the sequence snowflake.mark, where the generator keeps its high-water mark, is \
-             missing: is the extension installed in this database?",
+            "the sequence snowflake_internal.mark, where the generator keeps its high-water \
+             mark, is missing: is the extension installed in this database?",
         )
     };
-    let schema = CString::new("snowflake").map_err(|_| missing())?;
-    let name = CString::new("mark").map_err(|_| missing())?;
     // SAFETY: catalog lookups by name with NUL-terminated strings, in a
     // transaction; `true`/InvalidOid report a missing object.
     let relid = unsafe {
-        let namespace = pg_sys::get_namespace_oid(schema.as_ptr(), true);
+        let namespace = pg_sys::get_namespace_oid(SCHEMA.as_ptr(), true);
         if namespace == pg_sys::InvalidOid {
             return Err(missing());
         }
-        pg_sys::get_relname_relid(name.as_ptr(), namespace)
+        pg_sys::get_relname_relid(NAME.as_ptr(), namespace)
     };
     if relid == pg_sys::InvalidOid {
         return Err(missing());

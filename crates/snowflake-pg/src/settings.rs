@@ -40,7 +40,7 @@ pub(crate) fn define() {
     );
     GucRegistry::define_string_guc(
         c"snowflake.database",
-        c"The database whose snowflake.mark sequence holds the generator's high-water mark.",
+        c"The database whose snowflake_internal.mark sequence holds the generator's high-water mark.",
         c"One generator per server, so one database keeps its mark; snowflake.next_id() \
           issues in that database only.",
         &DATABASE,

@@ -62,7 +62,7 @@ fn a_restart_continues_above() {
 fn pg_dump_keeps_the_mark() {
     let source = Server::new(&[NODE]);
     let highest = (0..10).map(|_| source.next_id()).max().unwrap();
-    let mark = source.sql("SELECT last_value FROM snowflake.mark");
+    let mark = source.sql("SELECT last_value FROM snowflake_internal.mark");
     let dump = std::process::Command::new("pg_dump")
         .args([
             "-h",
@@ -86,6 +86,9 @@ fn pg_dump_keeps_the_mark() {
     target.start().unwrap();
     let restored = target.client("postgres", dump).finish();
     assert!(restored.ok, "{}", restored.stderr);
-    assert_eq!(target.sql("SELECT last_value FROM snowflake.mark"), mark);
+    assert_eq!(
+        target.sql("SELECT last_value FROM snowflake_internal.mark"),
+        mark
+    );
     assert!(target.next_id() > highest);
 }

@@ -12,7 +12,7 @@ mod crash;
 mod replica;
 // The clock set back while issuing and across a crash (libfaketime).
 mod clock;
-// What a role may and may not do to the generator.
+// What a role may and may not do to the generator; no stranger freezes it.
 mod privileges;
 // The settings: a forgotten node, a layout past bigint, no preload.
 mod settings;

@@ -16,7 +16,7 @@ fn a_forgotten_node_is_refused_naming_the_settings() {
     }
     // Nothing was issued, so nothing was marked.
     assert_eq!(
-        server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake.mark"),
+        server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake_internal.mark"),
         "t"
     );
 }
