@@ -81,3 +81,29 @@ fn next_id_issues_in_the_marks_database_only() {
     assert!(err.contains("snowflake.database"), "{err}");
     server.next_id();
 }
+
+/// Every node field of the layout must be named: an empty list would
+/// issue as node 0, and 'machine=7' under twitter as datacenter 0, the
+/// node of every other server given only its machine. Refused, naming the
+/// value and what is missing; nothing marked.
+#[test]
+fn a_node_not_named_in_full_is_refused_naming_the_missing_fields() {
+    for (fields, what) in [
+        (",", "names no node field"),
+        ("machine=7", "leaves out datacenter"),
+    ] {
+        let server = Server::new(&[&format!("snowflake.fields = '{fields}'")]);
+        let err = server.sql_err("SELECT snowflake.next_id()");
+        for needed in [
+            &format!("snowflake.fields = '{fields}' {what}"),
+            "set every node field of snowflake.layout = 'twitter': datacenter and machine",
+            "datacenter=N,machine=N",
+        ] {
+            assert!(err.contains(needed), "{needed} not in: {err}");
+        }
+        assert_eq!(
+            server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake_internal.mark"),
+            "t"
+        );
+    }
+}
