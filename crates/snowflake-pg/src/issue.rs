@@ -29,6 +29,18 @@ fn next_id() -> i64 {
     // write is a write, and a call that fails only when the mark is due
     // would fail at random.
     unsafe { pg_sys::PreventCommandIfReadOnly(c"snowflake.next_id()".as_ptr()) };
+    // SAFETY: reads this backend's transaction state.
+    if unsafe { pg_sys::IsInParallelMode() } {
+        // next_id() is PARALLEL UNSAFE, but a function declared PARALLEL
+        // SAFE that calls it can still bring it into a parallel plan; there
+        // the mark cannot be written, and a call that fails only when the
+        // mark is due would fail at random, so every call is refused.
+        fail_with(
+            PgSqlErrorCode::ERRCODE_INVALID_TRANSACTION_STATE,
+            "snowflake.next_id() issues no ID in a parallel operation, where its high-water \
+             mark cannot be written: declare PARALLEL UNSAFE every function that calls it",
+        );
+    }
     let Some(shared) = shared::get() else {
         fail_with(
             PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,

@@ -27,7 +27,9 @@
 //!
 //! 2. **No ID is returned whose time a durable mark does not cover.** The
 //!    mark is the value of the sequence `snowflake_internal.mark` (Unix
-//!    milliseconds) in the database `snowflake.database` names. The core
+//!    milliseconds) in the database `snowflake.database` names; a mark
+//!    that is not `LOGGED` (`ALTER SEQUENCE ... SET UNLOGGED`) would not
+//!    survive a crash, so `next_id()` refuses to load or write one. The core
 //!    asks the mark to cover a time unit before it publishes the unit's
 //!    first ID ([`mark`]); the shared `mark_ms` says what is durable, and
 //!    is raised only after `setval` and `XLogFlush` have returned. The mark
@@ -90,7 +92,8 @@
 //!    asks before ownership is checked), and every mark write behind that.
 //!    `next_id()` writes it as the bootstrap superuser for the length of
 //!    one `setval`, so `EXECUTE` on `next_id()` gives no way to set, read
-//!    or lock it. The settings are `PGC_POSTMASTER`: only who can
+//!    or lock it. It refuses in a parallel operation, where the mark
+//!    cannot be written. The settings are `PGC_POSTMASTER`: only who can
 //!    edit the server's configuration and restart it changes them. A
 //!    superuser can do all of that and more (replace the library); the
 //!    promise is for every other role.
@@ -109,12 +112,19 @@ pgrx::pg_module_magic!();
 
 pgrx::extension_sql!(
     r#"
+-- The read functions take their layout, field and text arguments as UTF-8,
+-- which text in a database of another encoding is not.
 DO $$
 BEGIN
     IF (SELECT nspowner FROM pg_catalog.pg_namespace WHERE nspname = 'snowflake')
         <> (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'schema snowflake belongs to another role'
             USING HINT = 'drop it, or install as its owner: its owner could drop the generator''s objects';
+    END IF;
+    IF pg_catalog.getdatabaseencoding() <> 'UTF8' THEN
+        RAISE EXCEPTION 'snowflake needs a database whose encoding is UTF8, and this one''s is %',
+            pg_catalog.getdatabaseencoding()
+            USING HINT = 'create the extension in a database created with ENCODING ''UTF8'': its functions take their text arguments as UTF-8';
     END IF;
 END
 $$;

@@ -87,7 +87,8 @@ const SCHEMA: &CStr = c"snowflake_internal";
 const NAME: &CStr = c"mark";
 
 /// `snowflake_internal.mark` in this database, looked up at every use (a
-/// mark write is rare), so that a re-created extension is found.
+/// mark write is rare), so that a re-created extension is found; refused
+/// unless it is `LOGGED`, as the mark must survive a crash.
 fn sequence() -> Result<pg_sys::Oid, Error> {
     let missing = || {
         Error::store_failure(
@@ -106,6 +107,17 @@ fn sequence() -> Result<pg_sys::Oid, Error> {
     };
     if relid == pg_sys::InvalidOid {
         return Err(missing());
+    }
+    // SAFETY: a syscache lookup of a relation that exists, in a transaction.
+    let persistence = unsafe { pg_sys::get_rel_persistence(relid) } as u8;
+    if persistence != pg_sys::RELPERSISTENCE_PERMANENT {
+        // An unlogged mark is reset by crash recovery: IDs after a crash
+        // could fall below those handed out before it.
+        return Err(Error::store_failure(
+            "the sequence snowflake_internal.mark, where the generator keeps its high-water \
+             mark, is not LOGGED, so the mark would not survive a crash: run ALTER SEQUENCE \
+             snowflake_internal.mark SET LOGGED",
+        ));
     }
     Ok(relid)
 }

@@ -14,7 +14,9 @@ mod replica;
 mod clock;
 // What a role may and may not do to the generator; no stranger freezes it.
 mod privileges;
-// The settings: a forgotten node, a layout past bigint, no preload.
+// The settings: a forgotten or partial node, a layout past bigint, no preload.
 mod settings;
+// Refused misuse: a parallel plan, an unlogged mark, a database not in UTF8.
+mod misuse;
 // The read functions against the shared vectors and the core's JSON.
 mod functions;
