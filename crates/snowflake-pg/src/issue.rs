@@ -8,6 +8,7 @@ use pgrx::{PgSqlErrorCode, pg_extern, pg_sys};
 use snowflake::{Clock, Generator, SystemClock};
 
 use crate::mark::{self, RESERVE_MS, WalMark};
+use crate::record::{self, Written};
 use crate::report::{OrFail, fail_with};
 use crate::settings;
 use crate::shared::{self, Shared};
@@ -17,37 +18,7 @@ use crate::shared::{self, Shared};
 /// before a restart, a crash or a promotion.
 #[pg_extern(volatile, parallel_unsafe)]
 fn next_id() -> i64 {
-    // SAFETY: RecoveryInProgress reads shared state under its own lock.
-    if unsafe { pg_sys::RecoveryInProgress() } {
-        fail_with(
-            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
-            "snowflake.next_id() issues no ID on a standby (recovery is in progress): IDs come \
-             from the primary, and from this server once it is promoted",
-        );
-    }
-    // SAFETY: raises an SQL error in a read-only transaction: the mark
-    // write is a write, and a call that fails only when the mark is due
-    // would fail at random.
-    unsafe { pg_sys::PreventCommandIfReadOnly(c"snowflake.next_id()".as_ptr()) };
-    // SAFETY: reads this backend's transaction state.
-    if unsafe { pg_sys::IsInParallelMode() } {
-        // next_id() is PARALLEL UNSAFE, but a function declared PARALLEL
-        // SAFE that calls it can still bring it into a parallel plan; there
-        // the mark cannot be written, and a call that fails only when the
-        // mark is due would fail at random, so every call is refused.
-        fail_with(
-            PgSqlErrorCode::ERRCODE_INVALID_TRANSACTION_STATE,
-            "snowflake.next_id() issues no ID in a parallel operation, where its high-water \
-             mark cannot be written: declare PARALLEL UNSAFE every function that calls it",
-        );
-    }
-    let Some(shared) = shared::get() else {
-        fail_with(
-            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            "snowflake.next_id() needs the library loaded at the server's start: add 'snowflake' \
-             to shared_preload_libraries and restart the server",
-        );
-    };
+    let shared = admit("snowflake.next_id()");
     let generator = match backend() {
         Ok(generator) => generator,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, message),
@@ -59,6 +30,52 @@ fn next_id() -> i64 {
         .next_id_on(&shared.state, &WalMark(shared))
         .or_fail();
     id.get() as i64
+}
+
+/// The shared state, once `function` may write the mark here: not on a
+/// standby, not in a read-only transaction or a parallel operation, with
+/// the library preloaded. Refused, as an SQL error, otherwise.
+pub(crate) fn admit(function: &str) -> &'static Shared {
+    // SAFETY: RecoveryInProgress reads shared state under its own lock.
+    if unsafe { pg_sys::RecoveryInProgress() } {
+        fail_with(
+            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+            &format!(
+                "{function} writes the high-water mark, which a standby cannot (recovery is \
+                 in progress): IDs come from the primary, and from this server once it is \
+                 promoted"
+            ),
+        );
+    }
+    let c_function = CString::new(function).unwrap_or_default();
+    // SAFETY: raises an SQL error in a read-only transaction: the mark
+    // write is a write, and a call that fails only when the mark is due
+    // would fail at random.
+    unsafe { pg_sys::PreventCommandIfReadOnly(c_function.as_ptr()) };
+    // SAFETY: reads this backend's transaction state.
+    if unsafe { pg_sys::IsInParallelMode() } {
+        // next_id() is PARALLEL UNSAFE, but a function declared PARALLEL
+        // SAFE that calls it can still bring it into a parallel plan; there
+        // the mark cannot be written, and a call that fails only when the
+        // mark is due would fail at random, so every call is refused.
+        fail_with(
+            PgSqlErrorCode::ERRCODE_INVALID_TRANSACTION_STATE,
+            &format!(
+                "{function} writes the high-water mark, which a parallel operation cannot: \
+                 declare PARALLEL UNSAFE every function that calls it"
+            ),
+        );
+    }
+    match shared::get() {
+        Some(shared) => shared,
+        None => fail_with(
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            &format!(
+                "{function} needs the library loaded at the server's start: add 'snowflake' \
+                 to shared_preload_libraries and restart the server"
+            ),
+        ),
+    }
 }
 
 /// This backend's generator, built once from the settings, which cannot
@@ -79,7 +96,7 @@ fn backend() -> Result<&'static Generator, &'static str> {
 }
 
 /// Whether this backend's database is the one whose sequence keeps the mark.
-fn in_the_marks_database() -> Result<(), String> {
+pub(crate) fn in_the_marks_database() -> Result<(), String> {
     let name = settings::database();
     let c_name =
         CString::new(name.as_str()).map_err(|_| format!("snowflake.database = '{name}'"))?;
@@ -118,6 +135,9 @@ fn resume(shared: &'static Shared) {
         Ok(settings) => settings,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, &message),
     };
+    // Before the state resumes: IDs under other settings than the mark's
+    // can sort below those it covers.
+    record::check_or_record(&Written::of(&layout, &node)).or_fail();
     let node: Vec<(&str, u64)> = node.iter().map(|(n, v)| (n.as_str(), *v)).collect();
     settings::builder(&layout, &node)
         .resume(&shared.state, Some(floor))

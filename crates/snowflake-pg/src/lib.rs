@@ -79,6 +79,11 @@
 //!      ID of the old primary if the two clocks agree within the reserve
 //!      window (1 s), which NTP keeps by orders of magnitude. A standby
 //!      refuses `next_id()` while it is one.
+//!    - *Other settings:* the mark is Unix milliseconds, but IDs above it
+//!      under another layout can sort below those issued before, and
+//!      under another node are another node's; so the resume refuses
+//!      unless the layout and node are those recorded with the mark, or
+//!      the owner adopted them ([`record`]).
 //!
 //! 4. **A clock set back is the core's business.** Within the tolerance
 //!    (5 ms) the call waits; beyond it, it fails with the size of the step,
@@ -107,6 +112,7 @@ mod shared;
 
 mod issue;
 mod mark;
+mod record;
 
 pgrx::pg_module_magic!();
 
@@ -140,6 +146,18 @@ REVOKE ALL ON SCHEMA snowflake_internal FROM PUBLIC;
 CREATE SEQUENCE snowflake_internal.mark AS bigint MINVALUE 1 START 1 NO CYCLE;
 REVOKE ALL ON SEQUENCE snowflake_internal.mark FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.mark', '');
+-- What the mark is written under (record.rs): a fingerprint of the layout
+-- and the node, kept as the mark is, and their words for messages.
+CREATE SEQUENCE snowflake_internal.settings AS bigint
+    MINVALUE -9223372036854775808 START 0 NO CYCLE;
+REVOKE ALL ON SEQUENCE snowflake_internal.settings FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.settings', '');
+CREATE TABLE snowflake_internal.settings_text (
+    fingerprint bigint PRIMARY KEY,
+    settings text NOT NULL
+);
+REVOKE ALL ON TABLE snowflake_internal.settings_text FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.settings_text', '');
 "#,
     name = "mark",
     bootstrap
@@ -147,8 +165,10 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.mark', '');
 
 pgrx::extension_sql!(
     r#"
--- Who may issue is the owner's to grant; the read functions are pure.
+-- Who may issue is the owner's to grant; adopting other settings is the
+-- owner's alone; the read functions are pure.
 REVOKE EXECUTE ON FUNCTION next_id() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION adopt_settings() FROM PUBLIC;
 GRANT USAGE ON SCHEMA snowflake TO PUBLIC;
 "#,
     name = "privileges",

@@ -90,5 +90,10 @@ fn pg_dump_keeps_the_mark() {
         target.sql("SELECT last_value FROM snowflake_internal.mark"),
         mark
     );
+    // And what the mark was written under, so that the target, under the
+    // same settings, issues.
+    let written = "SELECT s.last_value, t.settings FROM snowflake_internal.settings s, \
+                   snowflake_internal.settings_text t";
+    assert_eq!(target.sql(written), source.sql(written));
     assert!(target.next_id() > highest);
 }

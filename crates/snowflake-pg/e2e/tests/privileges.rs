@@ -44,6 +44,8 @@ fn a_role_may_issue_if_granted_and_never_move_rewind_or_freeze_the_state() {
         "CREATE RULE r AS ON UPDATE TO snowflake_internal.mark DO INSTEAD NOTHING",
         "CREATE TABLE snowflake_internal.t ()",
         "DROP FUNCTION snowflake.next_id()",
+        "SELECT snowflake.adopt_settings()",
+        "DELETE FROM snowflake_internal.settings_text",
         "ALTER FUNCTION snowflake.next_id() RENAME TO old",
         "CREATE FUNCTION snowflake.mine() RETURNS int LANGUAGE sql AS 'SELECT 1'",
         "CREATE OR REPLACE FUNCTION snowflake.next_id() RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint'",

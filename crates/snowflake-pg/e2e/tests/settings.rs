@@ -107,3 +107,53 @@ fn a_node_not_named_in_full_is_refused_naming_the_missing_fields() {
         );
     }
 }
+
+/// The mark is written under a layout and a node, and a server restarted
+/// under others issues nothing: sonyflake's IDs after twitter's sort below
+/// them. Refused, naming both settings and the way on; only the
+/// extension's owner may adopt the new ones, and then it issues under
+/// them. A changed node alone is refused the same way.
+#[test]
+fn settings_changed_across_a_restart_are_refused_until_the_owner_adopts_them() {
+    let server = Server::new(&[NODE]);
+    server.sql("CREATE ROLE app LOGIN; GRANT EXECUTE ON FUNCTION snowflake.next_id() TO app");
+    let before = server.next_id();
+    server.stop();
+    server.configure(&[
+        "snowflake.layout = 'sonyflake'",
+        "snowflake.fields = 'machine=7'",
+    ]);
+    server.start().unwrap();
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in [
+        "written under layout twitter",
+        "node datacenter=1,machine=7",
+        "runs under layout sonyflake",
+        "node machine=7",
+        "SELECT snowflake.adopt_settings()",
+    ] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
+    let err = server
+        .psql("app", "postgres", "SELECT snowflake.adopt_settings()")
+        .unwrap_err();
+    assert!(err.contains("permission denied"), "{err}");
+    let adopted = server.sql("SELECT snowflake.adopt_settings()");
+    assert!(adopted.starts_with("layout sonyflake"), "{adopted}");
+    let after = server.next_id();
+    assert!(after < before, "what was refused: {after} after {before}");
+    assert_eq!(
+        server.sql(&format!(
+            "SELECT snowflake.field({after}, 'machine', 'sonyflake')"
+        )),
+        "7"
+    );
+
+    server.stop();
+    server.configure(&["snowflake.fields = 'machine=8'"]);
+    server.start().unwrap();
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in ["node machine=7", "node machine=8"] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
+}
