@@ -6,7 +6,7 @@ mod support;
 
 // 16 connections inserting at once with the ID as the primary key's default.
 mod load;
-// kill -9 of the postmaster mid-load, committed and uncommitted IDs.
+// kill -9 of the postmaster mid-load, committed and uncommitted IDs; pg_dump.
 mod crash;
 // A streaming standby promoted after its primary is killed under load.
 mod replica;
