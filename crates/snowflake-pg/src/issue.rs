@@ -1,7 +1,7 @@
 //! `snowflake.next_id()`: the core's generator over the server's shared
 //! state (see the crate's Design).
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::sync::OnceLock;
 
 use pgrx::{PgSqlErrorCode, pg_extern, pg_sys};
@@ -18,7 +18,7 @@ use crate::shared::{self, Shared};
 /// before a restart, a crash or a promotion.
 #[pg_extern(volatile, parallel_unsafe)]
 fn next_id() -> i64 {
-    let shared = admit("snowflake.next_id()");
+    let shared = admit(c"snowflake.next_id()");
     let generator = match backend() {
         Ok(generator) => generator,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, message),
@@ -35,23 +35,23 @@ fn next_id() -> i64 {
 /// The shared state, once `function` may write the mark here: not on a
 /// standby, not in a read-only transaction or a parallel operation, with
 /// the library preloaded. Refused, as an SQL error, otherwise.
-pub(crate) fn admit(function: &str) -> &'static Shared {
+pub(crate) fn admit(function: &CStr) -> &'static Shared {
+    let name = function.to_string_lossy();
     // SAFETY: RecoveryInProgress reads shared state under its own lock.
     if unsafe { pg_sys::RecoveryInProgress() } {
         fail_with(
             PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
             &format!(
-                "{function} writes the high-water mark, which a standby cannot (recovery is \
+                "{name} writes the high-water mark, which a standby cannot (recovery is \
                  in progress): IDs come from the primary, and from this server once it is \
                  promoted"
             ),
         );
     }
-    let c_function = CString::new(function).unwrap_or_default();
     // SAFETY: raises an SQL error in a read-only transaction: the mark
     // write is a write, and a call that fails only when the mark is due
     // would fail at random.
-    unsafe { pg_sys::PreventCommandIfReadOnly(c_function.as_ptr()) };
+    unsafe { pg_sys::PreventCommandIfReadOnly(function.as_ptr()) };
     // SAFETY: reads this backend's transaction state.
     if unsafe { pg_sys::IsInParallelMode() } {
         // next_id() is PARALLEL UNSAFE, but a function declared PARALLEL
@@ -61,7 +61,7 @@ pub(crate) fn admit(function: &str) -> &'static Shared {
         fail_with(
             PgSqlErrorCode::ERRCODE_INVALID_TRANSACTION_STATE,
             &format!(
-                "{function} writes the high-water mark, which a parallel operation cannot: \
+                "{name} writes the high-water mark, which a parallel operation cannot: \
                  declare PARALLEL UNSAFE every function that calls it"
             ),
         );
@@ -71,7 +71,7 @@ pub(crate) fn admit(function: &str) -> &'static Shared {
         None => fail_with(
             PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             &format!(
-                "{function} needs the library loaded at the server's start: add 'snowflake' \
+                "{name} needs the library loaded at the server's start: add 'snowflake' \
                  to shared_preload_libraries and restart the server"
             ),
         ),
