@@ -88,7 +88,9 @@ pub(crate) fn check_or_record(now: &Written) -> Result<(), Error> {
         }
         Some(recorded) => {
             let then = text(recorded)?.unwrap_or_else(|| {
-                "settings whose words were not kept (their transaction rolled back)".to_owned()
+                "settings whose words were not kept (the transaction that recorded them rolled \
+                 back, or they were deleted)"
+                    .to_owned()
             });
             Err(Error::store_failure(format!(
                 "the high-water mark snowflake_internal.mark was written under {then}, and this \
@@ -141,7 +143,7 @@ fn keep_text(now: &Written) -> Result<(), Error> {
 /// recorded.
 #[pg_extern(volatile, parallel_unsafe)]
 fn adopt_settings() -> String {
-    issue::admit("snowflake.adopt_settings()");
+    issue::admit(c"snowflake.adopt_settings()");
     let (layout, node) = match issue::in_the_marks_database().and_then(|()| settings::read()) {
         Ok(settings) => settings,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, &message),

@@ -156,4 +156,10 @@ fn settings_changed_across_a_restart_are_refused_until_the_owner_adopts_them() {
     for needed in ["node machine=7", "node machine=8"] {
         assert!(err.contains(needed), "{needed} not in: {err}");
     }
+    // The words are for messages; the fingerprint alone refuses.
+    server.sql("DELETE FROM snowflake_internal.settings_text");
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in ["words were not kept", "node machine=8"] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
 }
