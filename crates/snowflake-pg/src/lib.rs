@@ -103,6 +103,7 @@
 //!    superuser can do all of that and more (replace the library); the
 //!    promise is for every other role.
 
+mod admit;
 mod backoff;
 mod pairs;
 mod read;

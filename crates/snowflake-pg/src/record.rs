@@ -21,7 +21,7 @@
 use pgrx::{PgSqlErrorCode, Spi, pg_extern};
 use snowflake::{Error, Layout, UnixMillis};
 
-use crate::issue;
+use crate::admit::{admit, in_the_marks_database};
 use crate::mark::{self, Sequence};
 use crate::report::{OrFail, fail_with};
 use crate::settings;
@@ -143,8 +143,8 @@ fn keep_text(now: &Written) -> Result<(), Error> {
 /// recorded.
 #[pg_extern(volatile, parallel_unsafe)]
 fn adopt_settings() -> String {
-    issue::admit(c"snowflake.adopt_settings()");
-    let (layout, node) = match issue::in_the_marks_database().and_then(|()| settings::read()) {
+    admit(c"snowflake.adopt_settings()");
+    let (layout, node) = match in_the_marks_database().and_then(|()| settings::read()) {
         Ok(settings) => settings,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, &message),
     };
