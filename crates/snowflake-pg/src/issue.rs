@@ -1,41 +1,24 @@
 //! `snowflake.next_id()`: the core's generator over the server's shared
 //! state (see the crate's Design).
 
-use std::ffi::CString;
 use std::sync::OnceLock;
 
-use pgrx::{PgSqlErrorCode, pg_extern, pg_sys};
+use pgrx::{PgSqlErrorCode, pg_extern};
 use snowflake::{Clock, Generator, SystemClock};
 
+use crate::admit::{admit, in_the_marks_database};
 use crate::mark::{self, RESERVE_MS, WalMark};
+use crate::record::{self, Written};
 use crate::report::{OrFail, fail_with};
 use crate::settings;
-use crate::shared::{self, Shared};
+use crate::shared::Shared;
 
 /// The next ID of this server's generator: strictly greater than every ID
 /// it issued before, from any connection, and than every ID it issued
 /// before a restart, a crash or a promotion.
 #[pg_extern(volatile, parallel_unsafe)]
 fn next_id() -> i64 {
-    // SAFETY: RecoveryInProgress reads shared state under its own lock.
-    if unsafe { pg_sys::RecoveryInProgress() } {
-        fail_with(
-            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
-            "snowflake.next_id() issues no ID on a standby (recovery is in progress): IDs come \
-             from the primary, and from this server once it is promoted",
-        );
-    }
-    // SAFETY: raises an SQL error in a read-only transaction: the mark
-    // write is a write, and a call that fails only when the mark is due
-    // would fail at random.
-    unsafe { pg_sys::PreventCommandIfReadOnly(c"snowflake.next_id()".as_ptr()) };
-    let Some(shared) = shared::get() else {
-        fail_with(
-            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            "snowflake.next_id() needs the library loaded at the server's start: add 'snowflake' \
-             to shared_preload_libraries and restart the server",
-        );
-    };
+    let shared = admit(c"snowflake.next_id()");
     let generator = match backend() {
         Ok(generator) => generator,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, message),
@@ -66,28 +49,6 @@ fn backend() -> Result<&'static Generator, &'static str> {
         .map_err(String::as_str)
 }
 
-/// Whether this backend's database is the one whose sequence keeps the mark.
-fn in_the_marks_database() -> Result<(), String> {
-    let name = settings::database();
-    let c_name =
-        CString::new(name.as_str()).map_err(|_| format!("snowflake.database = '{name}'"))?;
-    // SAFETY: a catalog lookup by a NUL-terminated name, in a transaction;
-    // MyDatabaseId is set once as the backend starts.
-    let (theirs, mine) = unsafe {
-        (
-            pg_sys::get_database_oid(c_name.as_ptr(), true),
-            pg_sys::MyDatabaseId,
-        )
-    };
-    if theirs != mine {
-        return Err(format!(
-            "snowflake.next_id() issues in database '{name}' only (snowflake.database), where \
-             the generator keeps its high-water mark: one server, one generator"
-        ));
-    }
-    Ok(())
-}
-
 /// Resumes the shared state above everything issued before this start
 /// (the crate's Design, 3), once, by whichever backend gets there first;
 /// the others wait for it.
@@ -106,6 +67,9 @@ fn resume(shared: &'static Shared) {
         Ok(settings) => settings,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, &message),
     };
+    // Before the state resumes: IDs under other settings than the mark's
+    // can sort below those it covers.
+    record::check_or_record(&Written::of(&layout, &node)).or_fail();
     let node: Vec<(&str, u64)> = node.iter().map(|(n, v)| (n.as_str(), *v)).collect();
     settings::builder(&layout, &node)
         .resume(&shared.state, Some(floor))

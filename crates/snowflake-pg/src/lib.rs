@@ -26,8 +26,10 @@
 //!    no generator, so none is copied into a forked backend.
 //!
 //! 2. **No ID is returned whose time a durable mark does not cover.** The
-//!    mark is the value of the sequence `snowflake.mark` (Unix
-//!    milliseconds) in the database `snowflake.database` names. The core
+//!    mark is the value of the sequence `snowflake_internal.mark` (Unix
+//!    milliseconds) in the database `snowflake.database` names; a mark
+//!    that is not `LOGGED` (`ALTER SEQUENCE ... SET UNLOGGED`) would not
+//!    survive a crash, so `next_id()` refuses to load or write one. The core
 //!    asks the mark to cover a time unit before it publishes the unit's
 //!    first ID ([`mark`]); the shared `mark_ms` says what is durable, and
 //!    is raised only after `setval` and `XLogFlush` have returned. The mark
@@ -77,6 +79,11 @@
 //!      ID of the old primary if the two clocks agree within the reserve
 //!      window (1 s), which NTP keeps by orders of magnitude. A standby
 //!      refuses `next_id()` while it is one.
+//!    - *Other settings:* the mark is Unix milliseconds, but IDs above it
+//!      under another layout can sort below those issued before, and
+//!      under another node are another node's; so the resume refuses
+//!      unless the layout and node are those recorded with the mark, or
+//!      the owner adopted them ([`record`]).
 //!
 //! 4. **A clock set back is the core's business.** Within the tolerance
 //!    (5 ms) the call waits; beyond it, it fails with the size of the step,
@@ -85,13 +92,19 @@
 //! 5. **No role moves, rewinds or freezes the state in SQL.** The state
 //!    word, `mark_ms` and the writer word are in shared memory, which no
 //!    SQL reaches; `next_id()` only issues. The sequence grants nothing to
-//!    `PUBLIC`; `next_id()` writes it as the bootstrap superuser for the
-//!    length of one `setval`, so `EXECUTE` on `next_id()` gives no way to
-//!    set, read or lock it. The settings are `PGC_POSTMASTER`: only who can
+//!    `PUBLIC`, nor does its schema, `snowflake_internal`: a role that
+//!    could name the mark could queue a lock request on it (`CREATE RULE`
+//!    asks before ownership is checked), and every mark write behind that.
+//!    `next_id()` writes it as the bootstrap superuser for the length of
+//!    one `setval`, so `EXECUTE` on `next_id()` gives no way to set, read
+//!    or lock it. It refuses in a parallel operation, where the mark
+//!    cannot be written. The settings are `PGC_POSTMASTER`: only who can
 //!    edit the server's configuration and restart it changes them. A
 //!    superuser can do all of that and more (replace the library); the
 //!    promise is for every other role.
 
+mod admit;
+mod backoff;
 mod pairs;
 mod read;
 mod report;
@@ -100,14 +113,14 @@ mod shared;
 
 mod issue;
 mod mark;
+mod record;
 
 pgrx::pg_module_magic!();
 
 pgrx::extension_sql!(
     r#"
--- The high-water mark, in Unix milliseconds: written by next_id() alone,
--- before any ID it covers is returned. A sequence, because setval is logged
--- to WAL and kept whether or not the transaction that made it commits.
+-- The read functions take their layout, field and text arguments as UTF-8,
+-- which text in a database of another encoding is not.
 DO $$
 BEGIN
     IF (SELECT nspowner FROM pg_catalog.pg_namespace WHERE nspname = 'snowflake')
@@ -115,11 +128,37 @@ BEGIN
         RAISE EXCEPTION 'schema snowflake belongs to another role'
             USING HINT = 'drop it, or install as its owner: its owner could drop the generator''s objects';
     END IF;
+    IF pg_catalog.getdatabaseencoding() <> 'UTF8' THEN
+        RAISE EXCEPTION 'snowflake needs a database whose encoding is UTF8, and this one''s is %',
+            pg_catalog.getdatabaseencoding()
+            USING HINT = 'create the extension in a database created with ENCODING ''UTF8'': its functions take their text arguments as UTF-8';
+    END IF;
 END
 $$;
-CREATE SEQUENCE mark AS bigint MINVALUE 1 START 1 NO CYCLE;
-REVOKE ALL ON SEQUENCE mark FROM PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('mark', '');
+-- The high-water mark, in Unix milliseconds: written by next_id() alone,
+-- before any ID it covers is returned. A sequence, because setval is logged
+-- to WAL and kept whether or not the transaction that made it commits. In a
+-- schema of its own that grants nothing to PUBLIC: a role that may name the
+-- mark may ask for a lock on it (CREATE RULE asks for the strongest before
+-- PostgreSQL checks who owns it), and every mark write would queue behind
+-- that request while any transaction holds a lock on the mark.
+CREATE SCHEMA snowflake_internal;
+REVOKE ALL ON SCHEMA snowflake_internal FROM PUBLIC;
+CREATE SEQUENCE snowflake_internal.mark AS bigint MINVALUE 1 START 1 NO CYCLE;
+REVOKE ALL ON SEQUENCE snowflake_internal.mark FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.mark', '');
+-- What the mark is written under (record.rs): a fingerprint of the layout
+-- and the node, kept as the mark is, and their words for messages.
+CREATE SEQUENCE snowflake_internal.settings AS bigint
+    MINVALUE -9223372036854775808 START 0 NO CYCLE;
+REVOKE ALL ON SEQUENCE snowflake_internal.settings FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.settings', '');
+CREATE TABLE snowflake_internal.settings_text (
+    fingerprint bigint PRIMARY KEY,
+    settings text NOT NULL
+);
+REVOKE ALL ON TABLE snowflake_internal.settings_text FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_internal.settings_text', '');
 "#,
     name = "mark",
     bootstrap
@@ -127,8 +166,10 @@ SELECT pg_catalog.pg_extension_config_dump('mark', '');
 
 pgrx::extension_sql!(
     r#"
--- Who may issue is the owner's to grant; the read functions are pure.
+-- Who may issue is the owner's to grant; adopting other settings is the
+-- owner's alone; the read functions are pure.
 REVOKE EXECUTE ON FUNCTION next_id() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION adopt_settings() FROM PUBLIC;
 GRANT USAGE ON SCHEMA snowflake TO PUBLIC;
 "#,
     name = "privileges",

@@ -40,7 +40,7 @@ pub(crate) fn define() {
     );
     GucRegistry::define_string_guc(
         c"snowflake.database",
-        c"The database whose snowflake.mark sequence holds the generator's high-water mark.",
+        c"The database whose snowflake_internal.mark sequence holds the generator's high-water mark.",
         c"One generator per server, so one database keeps its mark; snowflake.next_id() \
           issues in that database only.",
         &DATABASE,
@@ -86,24 +86,49 @@ pub(crate) fn read() -> Result<(Layout, Vec<(String, u64)>), String> {
             UnixMillis(reach_ms)
         ));
     }
-    let names: Vec<&str> = layout.node_fields().map(|f| f.name()).collect();
     let fields_text = text(&FIELDS).unwrap_or_default();
-    if fields_text.trim().is_empty() && !names.is_empty() {
-        let example: Vec<String> = names.iter().map(|name| format!("{name}=N")).collect();
-        return Err(format!(
-            "snowflake.fields is not set, so this server has no node and issues no ID (never \
-             node 0 by default): set it for snowflake.layout = '{layout_text}', e.g. \
-             snowflake.fields = '{}', in postgresql.conf or with ALTER SYSTEM, and restart \
-             the server",
-            example.join(",")
-        ));
-    }
-    let node = pairs::parse(&layout, &fields_text)
+    let node: Vec<(String, u64)> = pairs::parse(&layout, &fields_text)
         .map_err(|err| format!("snowflake.fields = '{fields_text}': {err}"))?
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))
         .collect();
+    // Every node field named, never one left to 0: a server given
+    // 'machine=7' under twitter would otherwise issue as datacenter 0, the
+    // same node as every other server given only its machine.
+    let names: Vec<&str> = layout.node_fields().map(|f| f.name()).collect();
+    let missing: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|name| !node.iter().any(|(given, _)| given == name))
+        .collect();
+    if !missing.is_empty() {
+        let example: Vec<String> = names.iter().map(|name| format!("{name}=N")).collect();
+        let what = if node.is_empty() {
+            "names no node field, so this server has no node and issues no ID".to_owned()
+        } else {
+            format!(
+                "leaves out {}, so this server issues no ID",
+                prose(&missing)
+            )
+        };
+        return Err(format!(
+            "snowflake.fields = '{fields_text}' {what} (never node 0 by default): set every \
+             node field of snowflake.layout = '{layout_text}': {}, e.g. snowflake.fields = \
+             '{}', in postgresql.conf or with ALTER SYSTEM, and restart the server",
+            prose(&names),
+            example.join(",")
+        ));
+    }
     Ok((layout, node))
+}
+
+/// Names as prose: `a`, `a and b`, `a, b and c`.
+fn prose(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// The settings' values as `SHOW` would print them, for messages.

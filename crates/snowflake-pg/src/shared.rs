@@ -11,12 +11,14 @@
 //! freed by a guard on unwinding (an SQL error) and by an exit callback
 //! (a backend that ends while holding it).
 
-use std::ffi::CStr;
+use std::ffi::{CStr, c_long};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicPtr, Ordering};
 
 use pgrx::pg_sys;
 use snowflake::SharedState;
+
+use crate::backoff::Backoff;
 
 /// What the server's backends share. Atomics only: no pointer, no drop.
 #[repr(C)]
@@ -135,9 +137,12 @@ impl Shared {
 
     /// Waits until `done` holds (`None`) or the writer word is this
     /// backend's (`Some`: then `done` is to be checked again and made to
-    /// hold). Cancellable: it waits in short sleeps that look for
-    /// interrupts.
+    /// hold). Cancellable: it waits in sleeps that look for interrupts,
+    /// growing as the wait does ([`Backoff`]). While it sleeps,
+    /// `pg_stat_activity` shows the wait event `PgSleep` (type `Timeout`):
+    /// PostgreSQL 15 has no wait events of an extension's own.
     pub(crate) fn write_or_wait(&self, done: impl Fn(&Shared) -> bool) -> Option<Writing<'_>> {
+        let mut backoff = Backoff::new();
         loop {
             if done(self) {
                 return None;
@@ -145,10 +150,16 @@ impl Shared {
             if let Some(writing) = self.try_write() {
                 return Some(writing);
             }
+            let sleep_us = c_long::try_from(backoff.next_us()).unwrap_or(c_long::MAX);
             // SAFETY: a plain sleep of this backend, outside any critical
-            // section; the interrupt check may raise an SQL error, which
+            // section, reported as a wait event and ended before anything
+            // else runs; the interrupt check may raise an SQL error, which
             // unwinds nothing held.
-            unsafe { pg_sys::pg_usleep(100) };
+            unsafe {
+                pg_sys::pgstat_report_wait_start(pg_sys::WaitEventTimeout::WAIT_EVENT_PG_SLEEP);
+                pg_sys::pg_usleep(sleep_us);
+                pg_sys::pgstat_report_wait_end();
+            }
             pgrx::check_for_interrupts!();
         }
     }

@@ -62,30 +62,46 @@ fn a_restart_continues_above() {
 fn pg_dump_keeps_the_mark() {
     let source = Server::new(&[NODE]);
     let highest = (0..10).map(|_| source.next_id()).max().unwrap();
-    let mark = source.sql("SELECT last_value FROM snowflake.mark");
-    let dump = std::process::Command::new("pg_dump")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &source.port.to_string(),
-            "-U",
-            "postgres",
-        ])
-        .args(["--no-owner", "postgres"])
-        .output()
-        .expect("pg_dump runs");
-    assert!(
-        dump.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    let dump = String::from_utf8(dump.stdout).unwrap();
+    let mark = source.sql("SELECT last_value FROM snowflake_internal.mark");
+    let dump = source
+        .pg_dump("postgres", "postgres")
+        .unwrap_or_else(|err| panic!("{err}"));
 
     let target = Server::init(&[NODE], &[]);
     target.start().unwrap();
     let restored = target.client("postgres", dump).finish();
     assert!(restored.ok, "{}", restored.stderr);
-    assert_eq!(target.sql("SELECT last_value FROM snowflake.mark"), mark);
+    assert_eq!(
+        target.sql("SELECT last_value FROM snowflake_internal.mark"),
+        mark
+    );
+    // And what the mark was written under, so that the target, under the
+    // same settings, issues.
+    let written = "SELECT s.last_value, t.settings FROM snowflake_internal.settings s, \
+                   snowflake_internal.settings_text t";
+    assert_eq!(target.sql(written), source.sql(written));
     assert!(target.next_id() > highest);
+}
+
+/// The mark is in a schema that grants nothing to others, so a database
+/// owner's pg_dump cannot read it and says so; granted pg_read_all_data,
+/// the role dumps it.
+#[test]
+fn pg_dump_by_a_database_owner_needs_pg_read_all_data() {
+    let server = Server::new(&[NODE]);
+    server.sql("CREATE ROLE dbowner LOGIN");
+    server.sql("CREATE DATABASE owned OWNER dbowner");
+    server
+        .psql("postgres", "owned", "CREATE EXTENSION snowflake")
+        .unwrap();
+    let err = server.pg_dump("dbowner", "owned").unwrap_err();
+    assert!(
+        err.contains("permission denied for schema snowflake_internal"),
+        "{err}"
+    );
+    server.sql("GRANT pg_read_all_data TO dbowner");
+    let dump = server
+        .pg_dump("dbowner", "owned")
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(dump.contains("setval('snowflake_internal.mark'"), "{dump}");
 }

@@ -136,6 +136,6 @@ fn the_read_functions_serve_indexes_and_partition_bounds() {
              WHERE nspname = 'snowflake' AND (provolatile <> 'i' OR proparallel <> 's')
              ORDER BY 1"
         ),
-        "next_id"
+        "adopt_settings\nnext_id"
     );
 }

@@ -1,3 +1,5 @@
+use std::time::{Duration, Instant};
+
 use crate::support::{NODE, Server};
 
 /// `next_id()` is for whom the owner grants it; a role it is granted to
@@ -28,18 +30,22 @@ fn a_role_may_issue_if_granted_and_never_move_rewind_or_freeze_the_state() {
         .unwrap()
         .parse()
         .unwrap();
-    let mark = server.sql("SELECT last_value FROM snowflake.mark");
+    let mark = server.sql("SELECT last_value FROM snowflake_internal.mark");
 
     let attempts = [
-        "SELECT setval('snowflake.mark', 1)",
-        "SELECT setval('snowflake.mark', 9000000000000)",
-        "SELECT nextval('snowflake.mark')",
-        "SELECT last_value FROM snowflake.mark",
-        "BEGIN; LOCK TABLE snowflake.mark IN ACCESS EXCLUSIVE MODE; COMMIT",
-        "BEGIN; LOCK TABLE snowflake.mark IN SHARE MODE; COMMIT",
-        "ALTER SEQUENCE snowflake.mark RESTART WITH 1",
-        "DROP SEQUENCE snowflake.mark",
+        "SELECT setval('snowflake_internal.mark', 1)",
+        "SELECT setval('snowflake_internal.mark', 9000000000000)",
+        "SELECT nextval('snowflake_internal.mark')",
+        "SELECT last_value FROM snowflake_internal.mark",
+        "BEGIN; LOCK TABLE snowflake_internal.mark IN ACCESS EXCLUSIVE MODE; COMMIT",
+        "BEGIN; LOCK TABLE snowflake_internal.mark IN SHARE MODE; COMMIT",
+        "ALTER SEQUENCE snowflake_internal.mark RESTART WITH 1",
+        "DROP SEQUENCE snowflake_internal.mark",
+        "CREATE RULE r AS ON UPDATE TO snowflake_internal.mark DO INSTEAD NOTHING",
+        "CREATE TABLE snowflake_internal.t ()",
         "DROP FUNCTION snowflake.next_id()",
+        "SELECT snowflake.adopt_settings()",
+        "DELETE FROM snowflake_internal.settings_text",
         "ALTER FUNCTION snowflake.next_id() RENAME TO old",
         "CREATE FUNCTION snowflake.mine() RETURNS int LANGUAGE sql AS 'SELECT 1'",
         "CREATE OR REPLACE FUNCTION snowflake.next_id() RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint'",
@@ -55,7 +61,7 @@ fn a_role_may_issue_if_granted_and_never_move_rewind_or_freeze_the_state() {
         assert!(result.is_err(), "app could: {sql} -> {result:?}");
     }
     assert_eq!(
-        server.sql("SELECT last_value FROM snowflake.mark"),
+        server.sql("SELECT last_value FROM snowflake_internal.mark"),
         mark,
         "the mark moved"
     );
@@ -70,5 +76,71 @@ fn a_role_may_issue_if_granted_and_never_move_rewind_or_freeze_the_state() {
             "SELECT snowflake.field({after}, 'machine', 'twitter')"
         )),
         "7"
+    );
+}
+
+/// No role can freeze the generator by asking for a lock on the mark.
+/// `CREATE RULE` asks for the strongest lock before PostgreSQL checks who
+/// owns the table; while a transaction holds any lock on the mark (one
+/// that read or wrote it, a prepared one, pg_dump), that request would
+/// queue and every mark write behind it. The mark's schema grants nothing
+/// to PUBLIC, so a stranger's request fails at once, and a caller's
+/// next_id() (the first of the server, which must read and write the
+/// mark) goes on.
+#[test]
+fn a_stranger_cannot_queue_a_lock_on_the_mark_and_freeze_next_id() {
+    let server = Server::new(&[NODE]);
+    server.sql("CREATE ROLE stranger LOGIN");
+    let holder = server.client(
+        "postgres",
+        "SET application_name = 'holder'; BEGIN; \
+         SELECT last_value FROM snowflake_internal.mark; SELECT pg_sleep(120); COMMIT;"
+            .to_owned(),
+    );
+    server.wait_for(
+        "EXISTS (SELECT FROM pg_locks l JOIN pg_stat_activity a USING (pid) \
+         WHERE a.application_name = 'holder' AND l.granted \
+         AND l.relation = 'snowflake_internal.mark'::regclass)",
+    );
+    let stranger = server.client(
+        "stranger",
+        "SET application_name = 'stranger'; \
+         CREATE RULE r AS ON UPDATE TO snowflake_internal.mark DO INSTEAD NOTHING;"
+            .to_owned(),
+    );
+    // Refused at once, or queued: either is seen before the caller starts.
+    let refused = "permission denied for schema snowflake_internal";
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !server.log().contains(refused)
+        && server.sql(
+            "SELECT count(*) FROM pg_stat_activity \
+             WHERE application_name = 'stranger' AND wait_event_type = 'Lock'",
+        ) == "0"
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the stranger neither failed nor queued"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let issued = server.psql(
+        "postgres",
+        "postgres",
+        "SET statement_timeout = '5s'; SELECT snowflake.next_id()",
+    );
+    server.sql(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name IN ('holder', 'stranger')",
+    );
+    let stranger = stranger.finish();
+    holder.finish();
+    assert!(
+        issued.is_ok(),
+        "next_id() froze behind the stranger's lock request: {issued:?}"
+    );
+    assert!(
+        !stranger.ok && stranger.stderr.contains(refused),
+        "{}",
+        stranger.stderr
     );
 }

@@ -84,7 +84,7 @@ fn a_standby_that_missed_the_last_marks_with_a_clock_behind_still_issues_above()
     }
     let highest = *seen.iter().max().unwrap();
     let replayed: i64 = standby
-        .sql("SELECT last_value FROM snowflake.mark")
+        .sql("SELECT last_value FROM snowflake_internal.mark")
         .parse()
         .unwrap();
     let highest_ms = crate::support::twitter()

@@ -16,7 +16,7 @@ fn a_forgotten_node_is_refused_naming_the_settings() {
     }
     // Nothing was issued, so nothing was marked.
     assert_eq!(
-        server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake.mark"),
+        server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake_internal.mark"),
         "t"
     );
 }
@@ -80,4 +80,86 @@ fn next_id_issues_in_the_marks_database_only() {
         .unwrap_err();
     assert!(err.contains("snowflake.database"), "{err}");
     server.next_id();
+}
+
+/// Every node field of the layout must be named: an empty list would
+/// issue as node 0, and 'machine=7' under twitter as datacenter 0, the
+/// node of every other server given only its machine. Refused, naming the
+/// value and what is missing; nothing marked.
+#[test]
+fn a_node_not_named_in_full_is_refused_naming_the_missing_fields() {
+    for (fields, what) in [
+        (",", "names no node field"),
+        ("machine=7", "leaves out datacenter"),
+    ] {
+        let server = Server::new(&[&format!("snowflake.fields = '{fields}'")]);
+        let err = server.sql_err("SELECT snowflake.next_id()");
+        for needed in [
+            &format!("snowflake.fields = '{fields}' {what}"),
+            "set every node field of snowflake.layout = 'twitter': datacenter and machine",
+            "datacenter=N,machine=N",
+        ] {
+            assert!(err.contains(needed), "{needed} not in: {err}");
+        }
+        assert_eq!(
+            server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake_internal.mark"),
+            "t"
+        );
+    }
+}
+
+/// The mark is written under a layout and a node, and a server restarted
+/// under others issues nothing: sonyflake's IDs after twitter's sort below
+/// them. Refused, naming both settings and the way on; only the
+/// extension's owner may adopt the new ones, and then it issues under
+/// them. A changed node alone is refused the same way.
+#[test]
+fn settings_changed_across_a_restart_are_refused_until_the_owner_adopts_them() {
+    let server = Server::new(&[NODE]);
+    server.sql("CREATE ROLE app LOGIN; GRANT EXECUTE ON FUNCTION snowflake.next_id() TO app");
+    let before = server.next_id();
+    server.stop();
+    server.configure(&[
+        "snowflake.layout = 'sonyflake'",
+        "snowflake.fields = 'machine=7'",
+    ]);
+    server.start().unwrap();
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in [
+        "written under layout twitter",
+        "node datacenter=1,machine=7",
+        "runs under layout sonyflake",
+        "node machine=7",
+        "SELECT snowflake.adopt_settings()",
+    ] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
+    let err = server
+        .psql("app", "postgres", "SELECT snowflake.adopt_settings()")
+        .unwrap_err();
+    assert!(err.contains("permission denied"), "{err}");
+    let adopted = server.sql("SELECT snowflake.adopt_settings()");
+    assert!(adopted.starts_with("layout sonyflake"), "{adopted}");
+    let after = server.next_id();
+    assert!(after < before, "what was refused: {after} after {before}");
+    assert_eq!(
+        server.sql(&format!(
+            "SELECT snowflake.field({after}, 'machine', 'sonyflake')"
+        )),
+        "7"
+    );
+
+    server.stop();
+    server.configure(&["snowflake.fields = 'machine=8'"]);
+    server.start().unwrap();
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in ["node machine=7", "node machine=8"] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
+    // The words are for messages; the fingerprint alone refuses.
+    server.sql("DELETE FROM snowflake_internal.settings_text");
+    let err = server.sql_err("SELECT snowflake.next_id()");
+    for needed in ["words were not kept", "node machine=8"] {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
 }

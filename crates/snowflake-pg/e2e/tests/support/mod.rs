@@ -350,6 +350,21 @@ impl Server {
         }
     }
 
+    /// `pg_dump --no-owner` of a database as a user: the dump, or what
+    /// pg_dump said.
+    pub fn pg_dump(&self, user: &str, db: &str) -> Result<String, String> {
+        let out = Command::new("pg_dump")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(["-U", user, "--no-owner", db])
+            .output()
+            .expect("pg_dump runs");
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+        }
+    }
+
     /// As `postgres` in `postgres`; the output, or the test fails.
     pub fn sql(&self, sql: &str) -> String {
         self.psql("postgres", "postgres", sql)
