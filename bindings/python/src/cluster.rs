@@ -393,7 +393,7 @@ fn config(
     lease_ttl: Duration,
     hostname: String,
 ) -> ClusterConfig {
-    let clock: Arc<dyn Clock> = Arc::new(Releasing(SystemClock));
+    let clock: Arc<dyn Clock> = Arc::new(Releasing::on_marked_threads(SystemClock));
     ClusterConfig::new(endpoints, layout.clone())
         .with_name(name)
         .with_fixed(fixed)

@@ -13,9 +13,13 @@
 //!
 //! The GIL may be let go only by a thread that holds it through a call of
 //! this package, never by one of the cluster node's own threads, which
-//! wait on the same clock without it. A call marks its thread for its
-//! duration ([`issuing`], which takes a `Python` token as proof); the
-//! waits look at that mark.
+//! wait on the same clock without it. A cluster node's call marks its
+//! thread for its duration ([`issuing`], which takes a `Python` token as
+//! proof), and its waits look at that mark. A `Generator`'s clock and store
+//! are used by Python's threads alone, so their waits need no mark: they
+//! always let the GIL go, taking it first where the thread had let it go
+//! already (`close`), and the one-ID call sets nothing (a thread-local of a
+//! shared library is reached through a call, a cost on every ID).
 
 use std::cell::Cell;
 
@@ -30,6 +34,7 @@ thread_local! {
 
 /// Runs `f`, a call into the core, with this thread marked as one whose
 /// waits may let the GIL go.
+#[cfg(feature = "cluster")]
 pub(crate) fn issuing<T>(_attached: Python<'_>, f: impl FnOnce() -> T) -> T {
     struct Unmark(bool);
     impl Drop for Unmark {
@@ -41,10 +46,11 @@ pub(crate) fn issuing<T>(_attached: Python<'_>, f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Runs `f`, which waits and touches no Python object, without the GIL if
-/// this thread holds it through [`issuing`].
-fn unattached<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    if ISSUING.with(Cell::get) {
+/// Runs `f`, which waits and touches no Python object, without the GIL:
+/// always for a wrapper used by Python's threads alone, else if this
+/// thread holds the GIL through [`issuing`].
+fn unattached<T: Send>(python_threads_only: bool, f: impl FnOnce() -> T + Send) -> T {
+    if python_threads_only || ISSUING.with(Cell::get) {
         Python::attach(|py| py.detach(f))
     } else {
         f()
@@ -54,33 +60,61 @@ fn unattached<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// A clock whose waits, or a mark store whose reads and writes (an fsync
 /// each), let the GIL go.
 #[derive(Debug)]
-pub(crate) struct Releasing<T>(pub(crate) T);
+pub(crate) struct Releasing<T> {
+    inner: T,
+    python_threads_only: bool,
+}
+
+impl<T> Releasing<T> {
+    /// For a cluster node, whose own threads use it too: its waits let the
+    /// GIL go only on a thread that [`issuing`] marked.
+    #[cfg(feature = "cluster")]
+    pub(crate) fn on_marked_threads(inner: T) -> Self {
+        Releasing {
+            inner,
+            python_threads_only: false,
+        }
+    }
+
+    /// For a `Generator`, which only Python's threads call: its waits
+    /// always let the GIL go, and calls need no mark.
+    pub(crate) fn on_python_threads(inner: T) -> Self {
+        Releasing {
+            inner,
+            python_threads_only: true,
+        }
+    }
+
+    fn unattached<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        unattached(self.python_threads_only, f)
+    }
+}
 
 impl<C: Clock> Clock for Releasing<C> {
     #[inline]
     fn now_ms(&self) -> i64 {
-        self.0.now_ms()
+        self.inner.now_ms()
     }
 
     fn wait_toward(&self, target_ms: i64) {
-        unattached(|| self.0.wait_toward(target_ms));
+        self.unattached(|| self.inner.wait_toward(target_ms));
     }
 }
 
 impl<S: MarkStore> MarkStore for Releasing<S> {
     fn open(&self, layout: &Layout) -> Result<(), Error> {
-        unattached(|| self.0.open(layout))
+        self.unattached(|| self.inner.open(layout))
     }
 
     fn confirm(&self) -> Result<(), Error> {
-        unattached(|| self.0.confirm())
+        self.unattached(|| self.inner.confirm())
     }
 
     fn load(&self) -> Result<Option<i64>, Error> {
-        unattached(|| self.0.load())
+        self.unattached(|| self.inner.load())
     }
 
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
-        unattached(|| self.0.save(mark_ms))
+        self.unattached(|| self.inner.save(mark_ms))
     }
 }

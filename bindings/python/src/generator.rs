@@ -10,7 +10,7 @@ use snowflake::{Clock, Generator, Layout};
 use snowflake_store::FileMarkStore;
 
 use crate::clock;
-use crate::detach::{Releasing, issuing};
+use crate::detach::Releasing;
 use crate::errors::{Fault, Kind, Raised, Result};
 use crate::fork::Lineage;
 use crate::input;
@@ -85,12 +85,14 @@ impl PyGenerator {
         let named = input::borrowed(&node);
         let builder = Generator::builder((*layout).clone())
             .node(&named)
-            .clock(Releasing(clock));
+            .clock(Releasing::on_python_threads(clock));
         // Opening the state file locks it, reads it, may write it (an
         // fsync) and may wait out a mark ahead of the clock: all of it
         // without the GIL.
         let built = py.detach(|| match &state_file {
-            Some(path) => builder.store(Releasing(FileMarkStore::new(path))).build(),
+            Some(path) => builder
+                .store(Releasing::on_python_threads(FileMarkStore::new(path)))
+                .build(),
             None => builder.build(),
         })?;
         Ok(PyGenerator {
@@ -106,10 +108,10 @@ impl PyGenerator {
     /// next_id() -> int
     ///
     /// The next ID, above every ID this generator issued before.
-    fn next_id(&self, py: Python<'_>) -> Result<u64> {
+    fn next_id(&self) -> Result<u64> {
         let issuer = self.issuer()?;
         let issuer = issuer.as_ref().ok_or_else(closed)?;
-        Ok(issuing(py, || issuer.next_id())?.get())
+        Ok(issuer.next_id()?.get())
     }
 
     /// next_ids(n) -> list[int]
@@ -122,7 +124,7 @@ impl PyGenerator {
         let issuer = issuer.as_ref().ok_or_else(closed)?;
         let mut ids = Vec::with_capacity(n as usize);
         while (ids.len() as u64) < n {
-            let batch = issuing(py, || issuer.next_ids(n - ids.len() as u64))?;
+            let batch = issuer.next_ids(n - ids.len() as u64)?;
             ids.extend(batch.map(|id| id.get()));
             // A long run can be stopped with Ctrl-C between time units.
             py.check_signals()?;
