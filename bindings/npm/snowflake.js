@@ -498,8 +498,9 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
     count += 1;
   }
   if (whole && numbers) {
-    // The ID comes back as the call's answer; -1 is a refusal or the ID
-    // 2^64 - 1, which the call that answers with a status tells apart.
+    // The ID comes back as the call's answer, signed: a negative one is a
+    // refusal (-1) or an ID of 2^63 and up, which the call that answers
+    // with a status gives unsigned, or as the core's error.
     const id = wasm.sf_compose_doubles_id(l[HANDLE], time, count);
     if (id >= 0n) return id;
     check(wasm.sf_compose_doubles(l[HANDLE], time, count));

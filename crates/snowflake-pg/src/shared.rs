@@ -139,8 +139,8 @@ impl Shared {
     /// backend's (`Some`: then `done` is to be checked again and made to
     /// hold). Cancellable: it waits in sleeps that look for interrupts,
     /// growing as the wait does ([`Backoff`]). While it sleeps,
-    /// `pg_stat_activity` shows the wait event `PgSleep` (type `Timeout`):
-    /// PostgreSQL 15 has no wait events of an extension's own.
+    /// `pg_stat_activity` shows the wait event `Extension` (type
+    /// `Extension`), the one PostgreSQL keeps for extensions' own waits.
     pub(crate) fn write_or_wait(&self, done: impl Fn(&Shared) -> bool) -> Option<Writing<'_>> {
         let mut backoff = Backoff::new();
         loop {
@@ -156,7 +156,7 @@ impl Shared {
             // else runs; the interrupt check may raise an SQL error, which
             // unwinds nothing held.
             unsafe {
-                pg_sys::pgstat_report_wait_start(pg_sys::WaitEventTimeout::WAIT_EVENT_PG_SLEEP);
+                pg_sys::pgstat_report_wait_start(pg_sys::PG_WAIT_EXTENSION);
                 pg_sys::pg_usleep(sleep_us);
                 pg_sys::pgstat_report_wait_end();
             }

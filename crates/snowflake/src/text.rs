@@ -250,6 +250,18 @@ const fn longest(radix: u64) -> usize {
     len
 }
 
+/// Each form's most digits, in the order of [`TextForm::ALL`]: as many as
+/// `u64::MAX` takes in its radix, counted once, at compile time.
+const MAX_DIGITS: [usize; TextForm::ALL.len()] = {
+    let mut most = [0; TextForm::ALL.len()];
+    let mut f = 0;
+    while f < TextForm::ALL.len() {
+        most[f] = longest(TextForm::ALL[f].spec().alphabet.len() as u64);
+        f += 1;
+    }
+    most
+};
+
 impl TextForm {
     /// The forms' names, in the order of [`TextForm::ALL`]: what a front end
     /// offers where a form is asked for.
@@ -363,13 +375,7 @@ impl TextForm {
     /// assert_eq!(TextForm::Base58.max_digits(), 11);
     /// ```
     pub const fn max_digits(self) -> usize {
-        let radix = self.spec().alphabet.len() as u64;
-        let (mut left, mut digits) = (u64::MAX, 0);
-        while left > 0 {
-            left /= radix;
-            digits += 1;
-        }
-        digits
+        MAX_DIGITS[self as usize]
     }
 
     /// The characters the form writes its digits with, in the order of
@@ -588,6 +594,10 @@ impl TextForm {
             return Ok(value);
         }
         if digits.len() > self.max_digits() {
+            // A character that is no digit, or a value past 64 bits, is
+            // named first, as in shorter text; only digits that fit, with
+            // leading zeros past the form's length, are too long.
+            self.slow_value_of(digits)?;
             return Err((TextProblem::TooLong(digits.len()), 0));
         }
         self.slow_value_of(digits)
@@ -867,6 +877,15 @@ mod tests {
     }
 
     #[test]
+    fn each_forms_words_give_the_length_it_reads() {
+        for form in TextForm::ALL {
+            let words = form.spec().allowed;
+            let length = alloc::format!("1 to {} ", form.max_digits());
+            assert!(words.contains(&length), "{form}: {words}");
+        }
+    }
+
+    #[test]
     fn errors_name_the_input_the_form_and_what_is_allowed() {
         let cases = [
             (
@@ -906,6 +925,18 @@ mod tests {
                 TextForm::Hex,
                 "0x00000000000000001",
                 "is not hex: it is 17 characters long; a hex ID is 1 to 16",
+            ),
+            // Past the length, a character that is no digit is named as
+            // in shorter text, not counted in bytes as a length.
+            (
+                TextForm::Base58,
+                "1111111111é",
+                "id \"1111111111é\" is not base58: 'é' is not allowed",
+            ),
+            (
+                TextForm::Base62,
+                "0000000000é",
+                "id \"0000000000é\" is not base62: 'é' is not allowed",
             ),
             (TextForm::Base58, "jpXCZedGfVR", "does not fit in 64 bits"),
             (

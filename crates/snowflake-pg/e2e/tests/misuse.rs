@@ -19,7 +19,12 @@ fn next_id_in_a_parallel_operation_is_refused_every_time() {
          AS 'SELECT snowflake.next_id()'",
     );
     server.next_id();
-    let err = server.sql_err("SET force_parallel_mode = on; SELECT wrapped()");
+    // force_parallel_mode up to PostgreSQL 15, debug_parallel_query from 16.
+    let err = server.sql_err(
+        "DO $$ BEGIN SET debug_parallel_query = on; \
+         EXCEPTION WHEN undefined_object THEN SET force_parallel_mode = on; END $$; \
+         SELECT wrapped()",
+    );
     for needed in [
         "snowflake.next_id()",
         "parallel operation",

@@ -86,9 +86,10 @@ pub extern "C" fn sf_compose_doubles(layout: i32, timestamp_ms: f64, count: usiz
 
 /// `sf_compose_doubles` with the ID itself as the answer, which JavaScript
 /// receives as a `BigInt` without reading memory: the glue's fast path.
-/// `-1` is a refusal and also the ID 2^64 - 1; on `-1` the glue calls
-/// `sf_compose_doubles` with the same values (compose is pure), which says
-/// which, with the core's error.
+/// The answer is signed: `-1` is a refusal (and also the ID 2^64 - 1), and
+/// every ID from 2^63 up comes back negative. On any negative answer the
+/// glue calls `sf_compose_doubles` with the same values (compose is pure),
+/// which gives the ID unsigned, or the core's error.
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_compose_doubles_id(layout: i32, timestamp_ms: f64, count: usize) -> i64 {
     let Some(pairs) = reply::read_doubles(|doubles| {
