@@ -594,13 +594,21 @@ impl TextForm {
             return Ok(value);
         }
         if digits.len() > self.max_digits() {
-            // A character that is no digit, or a value past 64 bits, is
-            // named first, as in shorter text; only digits that fit, with
-            // leading zeros past the form's length, are too long.
-            self.slow_value_of(digits)?;
-            return Err((TextProblem::TooLong(digits.len()), 0));
+            return Err(self.too_long(digits));
         }
         self.slow_value_of(digits)
+    }
+
+    /// What is wrong with more digits than the form reads: a character
+    /// that is no digit, or a value past 64 bits, is named first, as in
+    /// shorter text; only digits that fit, with leading zeros past the
+    /// form's length, are too long.
+    #[cold]
+    fn too_long(self, digits: &[u8]) -> (TextProblem, usize) {
+        match self.slow_value_of(digits) {
+            Err(problem) => problem,
+            Ok(_) => (TextProblem::TooLong(digits.len()), 0),
+        }
     }
 
     fn slow_value_of(self, digits: &[u8]) -> Result<u64, (TextProblem, usize)> {
