@@ -461,9 +461,9 @@ function wholeU64(value) {
  */
 export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
   ready();
-  const l = layout instanceof Layout ? layout : layoutOf(layout);
+  const l = layoutOf(layout);
   const time = timestamp ?? Date.now();
-  if (nums.length === 0) refresh();
+  views();
   // Whole Numbers go as doubles (no BigInt made for any of them), whole
   // BigInts as 64-bit numbers; anything else, or a name the layout lacks,
   // as text, which the core reads and refuses in its own words.
