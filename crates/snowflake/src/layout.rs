@@ -534,13 +534,20 @@ impl Layout {
     /// assert_eq!(snowflake::Layout::twitter().last_timestamp_ms(), 3487858230208);
     /// ```
     pub fn last_timestamp_ms(&self) -> i64 {
-        // Checked at construction to fit in i64, so the sum taken modulo
-        // 2^64 is the sum itself (no 128-bit arithmetic, which compose and
-        // decode would pay for on every call where it is a library call).
-        let span = self.max_time_units().wrapping_mul(self.tick_ms);
+        self.ms_after_epoch(self.max_time_units(), self.tick_ms - 1)
+    }
+
+    /// The Unix millisecond `units` time units and `extra_ms` after the
+    /// epoch, for `units` up to the layout's last and `extra_ms` within its
+    /// tick. Construction checked that the end of the time field fits in
+    /// i64, so the sum taken modulo 2^64 is the sum itself: no 128-bit
+    /// arithmetic, which compose and decode would pay for on every call
+    /// where it is a library call (WebAssembly).
+    #[inline]
+    fn ms_after_epoch(&self, units: u64, extra_ms: u64) -> i64 {
         (self.epoch_ms as u64)
-            .wrapping_add(span)
-            .wrapping_add(self.tick_ms - 1) as i64
+            .wrapping_add(units.wrapping_mul(self.tick_ms))
+            .wrapping_add(extra_ms) as i64
     }
 
     /// The largest ID the layout can hold: every one of its [`bits`](Layout::bits)
@@ -589,9 +596,7 @@ impl Layout {
     /// assert_eq!(snowflake::Layout::twitter().timestamp_ms(1000), 1288834975657);
     /// ```
     pub fn timestamp_ms(&self, units: u64) -> i64 {
-        let units = units.min(self.max_time_units());
-        // Checked at construction to fit in i64.
-        (i128::from(self.epoch_ms) + i128::from(units) * i128::from(self.tick_ms)) as i64
+        self.ms_after_epoch(units.min(self.max_time_units()), 0)
     }
 
     /// Checks a field name against the layout, listing the fields it has.
