@@ -655,19 +655,19 @@ export function checkMaskable(layout) {
 
 /** Masks one ID under a key; for many, make one Masker. */
 export function mask(id, key, layout = 'twitter') {
-  const masker = new Masker(key, layout);
-  try {
-    return masker.mask(id);
-  } finally {
-    masker.free();
-  }
+  return withMasker(key, layout, (masker) => masker.mask(id));
 }
 
 /** Unmasks one ID under a key; for many, make one Masker. */
 export function unmask(masked, key, layout = 'twitter') {
+  return withMasker(key, layout, (masker) => masker.unmask(masked));
+}
+
+// `use` with a masker made for one call, whose key is dropped when it returns or throws.
+function withMasker(key, layout, use) {
   const masker = new Masker(key, layout);
   try {
-    return masker.unmask(masked);
+    return use(masker);
   } finally {
     masker.free();
   }
