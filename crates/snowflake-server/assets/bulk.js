@@ -5,7 +5,7 @@
 import { decodeMany } from './many.js';
 import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
 import { el, nodes, whenSubmitted } from './dom.js';
-import { ErrorBox } from './errors.js';
+import { errorBox } from './errors.js';
 
 // Each line's ID, in decimal.
 const ID_COLUMN = { name: 'id', head: 'result.id', text: (row) => row.decoded.id };
@@ -17,17 +17,8 @@ export class BulkPanel {
     this.copier = copier;
     this.layout = layout;
     this.format = format;
-    this.$ = nodes({
-      form: 'bulk-form',
-      input: 'bulk-input',
-      summary: 'bulk-summary',
-      box: 'bulk-box',
-      table: 'bulk-table',
-      copy: 'bulk-copy',
-      download: 'bulk-download',
-      error: 'error-bulk-input',
-    });
-    this.error = new ErrorBox(prefs, this.$.error, this.$.input);
+    this.$ = nodes('bulk', ['form', 'input', 'summary', 'box', 'table', 'copy', 'download']);
+    this.error = errorBox(prefs, this.$.input);
     this.rows = null;
     this.decodedWith = null; // the layout of the rows, which names the CSV file
     whenSubmitted(this.$.form, () => this.decodeAll());

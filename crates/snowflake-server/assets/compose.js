@@ -6,21 +6,14 @@ import { compose, decode, formatTime, parseValue, timeUnits } from './snowflake.
 import { fieldLabel } from './strings.js';
 import { el, nodes, whenSubmitted } from './dom.js';
 import { parseTime, unixText } from './time.js';
-import { ErrorBox, PageError } from './errors.js';
+import { ErrorBox, PageError, errorBox } from './errors.js';
 import { segmentKind } from './result.js';
 
 export class ComposePanel {
   constructor(prefs, { onSubmit }) {
     this.prefs = prefs;
-    this.$ = nodes({
-      form: 'compose-form',
-      grid: 'compose-fields',
-      timestamp: 'input-timestamp',
-      timestampLabel: 'timestamp-label',
-      timestampHint: 'hint-timestamp',
-      timestampError: 'error-timestamp',
-    });
-    this.timestampError = new ErrorBox(prefs, this.$.timestampError, this.$.timestamp);
+    this.$ = nodes('compose', ['form', 'grid', 'timestamp', 'timestampLabel', 'timestampHint']);
+    this.timestampError = errorBox(prefs, this.$.timestamp);
     this.layout = null; // null while a custom spec does not parse
     this.fields = new Map(); // field name -> { field, box, input, label, hint, error }
     this.shownSpec = null; // the spec whose fields are shown
@@ -95,22 +88,24 @@ export class ComposePanel {
     this.shownSpec = this.layout ? this.layout.spec : null;
     if (!this.layout) return;
     for (const f of this.layout.fields) {
+      // Ids apart from the panel's own: a custom field may be called `form`.
+      const id = `compose-field-${f.name}`;
       const input = el('input', {
-        id: `input-${f.name}`,
+        id,
         name: f.name,
         type: 'text',
         inputmode: 'numeric',
         autocomplete: 'off',
         spellcheck: 'false',
         placeholder: '0',
-        'aria-describedby': `hint-${f.name} error-${f.name}`,
+        'aria-describedby': `${id}-hint ${id}-error`,
       });
       input.value = carried[f.name] ?? '';
       const label = el('span', { className: 'field-label' });
-      const hint = el('p', { id: `hint-${f.name}`, className: 'hint' });
-      const errorNode = el('p', { id: `error-${f.name}`, className: 'error', hidden: '' });
+      const hint = el('p', { id: `${id}-hint`, className: 'hint' });
+      const errorNode = el('p', { id: `${id}-error`, className: 'error', hidden: '' });
       const box = el('div', { className: 'field', 'data-field': f.name }, [
-        el('label', { for: `input-${f.name}` }, [el('span', { className: `swatch ${segmentKind(this.layout, f.name)}`, 'aria-hidden': 'true' }), label]),
+        el('label', { for: id }, [el('span', { className: `swatch ${segmentKind(this.layout, f.name)}`, 'aria-hidden': 'true' }), label]),
         input,
         hint,
         errorNode,

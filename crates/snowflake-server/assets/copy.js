@@ -7,7 +7,7 @@ import { el, nodes } from './dom.js';
 export class Copier {
   constructor(prefs) {
     this.prefs = prefs;
-    this.$ = nodes({ status: 'copy-status' });
+    this.$ = nodes('copy', ['status']);
     this.buttons = [...document.querySelectorAll('button[data-copy]')];
     this.timer = 0;
     document.addEventListener('click', (event) => {

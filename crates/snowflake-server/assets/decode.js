@@ -4,14 +4,14 @@
 import { decode, fromText } from './snowflake.js';
 import { nodes, whenSubmitted } from './dom.js';
 import { formOptions } from './forms.js';
-import { ErrorBox } from './errors.js';
+import { errorBox } from './errors.js';
 
 export class DecodePanel {
   constructor(prefs, { onDecode }) {
-    this.$ = nodes({ form: 'decode-form', input: 'decode-input', format: 'decode-format', error: 'error-decode-input' });
+    this.$ = nodes('decode', ['form', 'input', 'format']);
     this.prefs = prefs;
     formOptions(prefs, this.$.format);
-    this.error = new ErrorBox(prefs, this.$.error, this.$.input);
+    this.error = errorBox(prefs, this.$.input);
     this.$.input.addEventListener('input', () => {
       if (this.text() === '') this.error.clear();
       else onDecode();

@@ -15,19 +15,23 @@ export function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+/** The element with this id; a missing one fails at once, naming it. */
+export function byId(id) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`the page has no element #${id}`);
+  return node;
+}
+
 /**
- * A panel's nodes by the names it uses, from their ids: `{ input:
- * 'decode-input' }` gives `{ input: <the element> }`. A missing id fails at
- * once, naming it, rather than when someone first uses the panel.
+ * A panel's nodes by the names it uses. The page gives a panel's elements
+ * the ids `<panel>-<name>`, the name in kebab-case, and an input's hint and
+ * error box its own id and `-hint`, `-error`: `nodes('unmask', ['key',
+ * 'inputHint'])` gives `{ key: #unmask-key, inputHint: #unmask-input-hint }`.
+ * A missing id fails at once, rather than when someone first uses the panel.
  */
-export function nodes(ids) {
-  const found = {};
-  for (const [name, id] of Object.entries(ids)) {
-    const node = document.getElementById(id);
-    if (!node) throw new Error(`the page has no element #${id}`);
-    found[name] = node;
-  }
-  return found;
+export function nodes(panel, names) {
+  const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return Object.fromEntries(names.map((name) => [name, byId(`${panel}-${kebab(name)}`)]));
 }
 
 /**

@@ -4,6 +4,7 @@
 // message key or a `{ message }`; marks its input invalid for assistive
 // technology while it shows; and words the message again when the language
 // changes.
+import { byId } from './dom.js';
 
 /**
  * A mistake the page finds before the core sees the input: a time it cannot
@@ -52,4 +53,14 @@ export class ErrorBox {
   relabel() {
     if (this.error !== null) this.node.textContent = this.prefs.message(this.error);
   }
+}
+
+/** The box of an input: the element whose id is the input's and `-error`. */
+export function errorBox(prefs, input) {
+  return new ErrorBox(prefs, byId(`${input.id}-error`), input);
+}
+
+/** The boxes of a panel's inputs, by the names its nodes have. */
+export function errorBoxes(prefs, $, names) {
+  return Object.fromEntries(names.map((name) => [name, errorBox(prefs, $[name])]));
 }

@@ -3,13 +3,13 @@
 // the core reads it (the API's ?layout=all).
 import { presets, readings } from './snowflake.js';
 import { platformLabel } from './strings.js';
-import { el, nodes } from './dom.js';
+import { byId, el, nodes } from './dom.js';
 
 export class EverywherePanel {
   constructor(prefs) {
     this.prefs = prefs;
     this.presets = new Map(presets().map((layout) => [layout.name, layout]));
-    this.$ = nodes({ section: 'everywhere', rows: 'everywhere-rows' });
+    this.$ = { section: byId('everywhere'), ...nodes('everywhere', ['rows']) };
     this.id = null;
   }
 

@@ -1,22 +1,15 @@
 // Generate: fresh IDs from the server's generator. Only the served page has
 // an API (<html data-api>); the saved page says that Generate needs one.
 import { el, nodes, whenSubmitted } from './dom.js';
-import { ErrorBox } from './errors.js';
+import { errorBox } from './errors.js';
 
 export class GeneratePanel {
   /** `api` is the API's base, or null; `onDecode(id, layoutName)` decodes a generated ID. */
   constructor(prefs, api, { onDecode }) {
     this.prefs = prefs;
     this.api = api;
-    this.$ = nodes({
-      form: 'generate-form',
-      offline: 'generate-offline',
-      count: 'generate-count',
-      submit: 'generate-submit',
-      list: 'generated',
-      error: 'error-generate-count',
-    });
-    this.error = new ErrorBox(prefs, this.$.error, this.$.count);
+    this.$ = nodes('generate', ['form', 'offline', 'count', 'submit', 'list']);
+    this.error = errorBox(prefs, this.$.count);
     this.generated = null; // the server's last answer: { layout, ids }
     if (!api) {
       this.$.offline.hidden = false;

@@ -6,7 +6,7 @@ import { formatTime, parseLayout, presets } from './snowflake.js';
 import { platformLabel } from './strings.js';
 import { el, fill, nodes } from './dom.js';
 import { parseTime } from './time.js';
-import { ErrorBox, PageError } from './errors.js';
+import { PageError, errorBoxes } from './errors.js';
 
 const CUSTOM = 'custom';
 
@@ -16,22 +16,8 @@ export class LayoutPanel {
     this.presets = presets();
     this.names = this.presets.map((layout) => layout.name);
     this.onChange = onChange;
-    this.$ = nodes({
-      select: 'layout',
-      info: 'layout-info',
-      customBox: 'custom-box',
-      spec: 'layout-spec',
-      epoch: 'layout-epoch',
-      tick: 'layout-tick',
-      specError: 'error-layout-spec',
-      epochError: 'error-layout-epoch',
-      tickError: 'error-layout-tick',
-    });
-    this.errors = {
-      spec: new ErrorBox(prefs, this.$.specError, this.$.spec),
-      epoch: new ErrorBox(prefs, this.$.epochError, this.$.epoch),
-      tick: new ErrorBox(prefs, this.$.tickError, this.$.tick),
-    };
+    this.$ = nodes('layout', ['select', 'info', 'customBox', 'spec', 'epoch', 'tick']);
+    this.errors = errorBoxes(prefs, this.$, ['spec', 'epoch', 'tick']);
     this.layout = null;
     this.$.select.addEventListener('change', () => this.change());
     for (const input of [this.$.spec, this.$.epoch, this.$.tick]) input.addEventListener('input', () => this.change());

@@ -6,25 +6,16 @@ import { LANGS, STRINGS, translate, errorMessage, fieldLabel } from './strings.j
 import { el, nodes } from './dom.js';
 import { recall, remember } from './store.js';
 import { localZone, validZone } from './time.js';
-import { ErrorBox, PageError } from './errors.js';
+import { PageError, errorBox } from './errors.js';
 
 export class Preferences {
   constructor() {
-    this.$ = nodes({
-      theme: 'theme',
-      zone: 'zone',
-      zoneLocal: 'zone-local',
-      zoneNameBox: 'zone-name-box',
-      zoneName: 'zone-name',
-      zoneList: 'zone-list',
-      zoneError: 'error-zone-name',
-      unit: 'unit',
-    });
+    this.$ = nodes('settings', ['theme', 'zone', 'zoneLocal', 'zoneNameBox', 'zoneName', 'zoneList', 'unit']);
     this.langButtons = [...document.querySelectorAll('.lang-switch button')];
     this.texts = [...document.querySelectorAll('[data-i18n]')];
     this.markup = [...document.querySelectorAll('[data-i18n-html]')];
     this.attributes = [...document.querySelectorAll('[data-i18n-attr]')];
-    this.zoneError = new ErrorBox(this, this.$.zoneError, this.$.zoneName);
+    this.zoneError = errorBox(this, this.$.zoneName);
     this.lang = 'en';
     this.listeners = { lang: [], zone: [], unit: [] };
 
@@ -158,7 +149,7 @@ export class Preferences {
     for (const button of this.langButtons) button.setAttribute('aria-pressed', String(button.dataset.lang === this.lang));
     // A new option rather than new text: Chromium sizes a select by its
     // options when they come and go, but not always when their text changes.
-    const local = el('option', { value: 'local', id: 'zone-local', text: this.t('zone.local', { zone: localZone() }) });
+    const local = el('option', { value: 'local', id: this.$.zoneLocal.id, text: this.t('zone.local', { zone: localZone() }) });
     local.selected = this.$.zoneLocal.selected;
     this.$.zoneLocal.replaceWith(local);
     this.$.zoneLocal = local;

@@ -3,29 +3,15 @@
 import { bounds, timeUnits } from './snowflake.js';
 import { nodes, whenSubmitted } from './dom.js';
 import { parseTime } from './time.js';
-import { ErrorBox, PageError } from './errors.js';
+import { PageError, errorBoxes } from './errors.js';
 
 export class RangePanel {
   /** `layout()` is the layout in use, or null. */
   constructor(prefs, { layout }) {
     this.prefs = prefs;
     this.layout = layout;
-    this.$ = nodes({
-      form: 'range-form',
-      from: 'range-from',
-      to: 'range-to',
-      hint: 'hint-range-inputs',
-      result: 'range-result',
-      first: 'range-first',
-      last: 'range-last',
-      sql: 'range-sql',
-      fromError: 'error-range-from',
-      toError: 'error-range-to',
-    });
-    this.errors = {
-      from: new ErrorBox(prefs, this.$.fromError, this.$.from),
-      to: new ErrorBox(prefs, this.$.toError, this.$.to),
-    };
+    this.$ = nodes('range', ['form', 'from', 'to', 'hint', 'result', 'first', 'last', 'sql']);
+    this.errors = errorBoxes(prefs, this.$, ['from', 'to']);
     whenSubmitted(this.$.form, () => this.find());
   }
 

@@ -4,7 +4,7 @@
 // made it, and whether the input that followed failed.
 import { limits } from './snowflake.js';
 import { STRINGS } from './strings.js';
-import { el, nodes } from './dom.js';
+import { byId, el, nodes } from './dom.js';
 import { floorSeconds, relative, unixText, zoned } from './time.js';
 
 /**
@@ -13,7 +13,7 @@ import { floorSeconds, relative, unixText, zoned } from './time.js';
  * collected, so that they are worded and wired like the rest.
  */
 export function drawFormRows() {
-  const facts = document.getElementById('facts');
+  const facts = byId('result-facts');
   const rows = limits().breakdown_forms.map((form) => {
     const key = `result.${form}`;
     const known = key in STRINGS.en;
@@ -52,27 +52,14 @@ export class ResultPanel {
     this.marked = marked;
     this.canUndo = canUndo;
     this.shareUrl = shareUrl;
-    this.$ = nodes({
-      section: 'result',
-      source: 'result-source',
-      placeholder: 'result-placeholder',
-      stale: 'result-stale',
-      body: 'result-body',
-      id: 'result-id',
-      time: 'result-time',
-      timeLabel: 'result-time-label',
-      zonedRow: 'zoned-row',
-      zonedLabel: 'result-zoned-label',
-      zoned: 'result-zoned',
-      relative: 'result-relative',
-      unix: 'result-unix',
-      discordRow: 'discord-row',
-      discord: 'result-discord',
-      bits: 'bits',
-      toCompose: 'to-compose',
-      undo: 'undo-compose',
-      share: 'share-link',
-    });
+    this.$ = {
+      section: byId('result'),
+      ...nodes('result', [
+        'source', 'placeholder', 'stale', 'body',
+        'id', 'time', 'timeLabel', 'zonedRow', 'zonedLabel', 'zoned', 'relative', 'unix', 'discordRow', 'discord',
+        'bits', 'toCompose', 'undo', 'share',
+      ]),
+    };
     this.forms = limits().breakdown_forms.map((form) => [form, document.getElementById(`result-${form}`)]);
     this.result = null; // the last valid breakdown
     this.mode = 'compose'; // which form acted last: 'compose' or 'decode'

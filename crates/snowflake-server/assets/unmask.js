@@ -14,7 +14,7 @@ import { readIds } from './many.js';
 import { formNames, formOptions, idInForm } from './forms.js';
 import { rowsCsv, rowsSummary, rowsTable } from './rows.js';
 import { el, nodes, whenSubmitted } from './dom.js';
-import { ErrorBox } from './errors.js';
+import { ErrorBox, errorBoxes } from './errors.js';
 
 /** The two ways an ID can go; `unmask` gives back what `mask` hid. */
 const WAYS = ['unmask', 'mask'];
@@ -24,29 +24,13 @@ export class UnmaskPanel {
   constructor(prefs, copier, { layout, onDecode }) {
     this.prefs = prefs;
     this.layout = layout;
-    this.$ = nodes({
-      form: 'unmask-form',
-      key: 'unmask-key',
-      keyError: 'error-unmask-key',
-      inputLabel: 'unmask-input-label',
-      input: 'unmask-input',
-      format: 'unmask-format',
-      hint: 'hint-unmask-input',
-      inputError: 'error-unmask-input',
-      layoutError: 'error-unmask-layout',
-      submit: 'unmask-submit',
-      copy: 'unmask-copy',
-      forget: 'unmask-forget',
-      summary: 'unmask-summary',
-      box: 'unmask-box',
-      table: 'unmask-table',
-    });
+    this.$ = nodes('unmask', [
+      'form', 'key', 'inputLabel', 'input', 'format', 'inputHint', 'layoutError',
+      'submit', 'copy', 'forget', 'summary', 'box', 'table',
+    ]);
     this.ways = [...this.$.form.querySelectorAll('input[name="unmask-way"]')];
-    this.errors = {
-      key: new ErrorBox(prefs, this.$.keyError, this.$.key),
-      input: new ErrorBox(prefs, this.$.inputError, this.$.input),
-      layout: new ErrorBox(prefs, this.$.layoutError),
-    };
+    // The layout's box belongs to no input: it says when the layout in use cannot be masked.
+    this.errors = { ...errorBoxes(prefs, this.$, ['key', 'input']), layout: new ErrorBox(prefs, this.$.layoutError) };
     this.rows = null;
     this.shown = null; // { way, format, layout } of the rows on screen
     formOptions(prefs, this.$.format);
@@ -186,6 +170,6 @@ export class UnmaskPanel {
   /** The hint names the layout the IDs are read with; the page calls this when it changes. */
   relabelLayout() {
     const layout = this.layout();
-    this.$.hint.textContent = layout ? this.prefs.t('unmask.hint', { layout: layout.name, bits: this.prefs.bits(layout.bits) }) : '';
+    this.$.inputHint.textContent = layout ? this.prefs.t('unmask.hint', { layout: layout.name, bits: this.prefs.bits(layout.bits) }) : '';
   }
 }

@@ -37,7 +37,7 @@ async function composeExample(page) {
 }
 
 async function segments(page) {
-  return page.$$eval('#bits .segment', (nodes) =>
+  return page.$$eval('#result-bits .segment', (nodes) =>
     nodes.map((node) => ({
       name: node.dataset.name,
       bits: Number(node.dataset.bits),
@@ -97,9 +97,9 @@ function csvCells(line) {
 
 test('composes the worked example: its ID, text forms, time, segments and share link', TEST, async (t) => {
   const { page, context, assertNoErrors } = await open(t);
-  assert.match(await text(page, '#hint-machine'), /^0 to 31 \(5 bits\)$/);
-  assert.match(await text(page, '#hint-sequence'), /0 to 4,095/);
-  assert.deepEqual(await page.$$eval('#layout option', (o) => o.map((x) => x.value)), [...PRESETS, 'custom']);
+  assert.match(await text(page, '#compose-field-machine-hint'), /^0 to 31 \(5 bits\)$/);
+  assert.match(await text(page, '#compose-field-sequence-hint'), /0 to 4,095/);
+  assert.deepEqual(await page.$$eval('#layout-select option', (o) => o.map((x) => x.value)), [...PRESETS, 'custom']);
 
   await composeExample(page);
   const forms = VECTORS.compose.find((c) => c.id === '4194439168').text;
@@ -139,8 +139,8 @@ test('every compose vector composes to its ID and decodes back, through the page
   for (const c of VECTORS.compose) {
     const what = `${c.layout} ${c.epoch_ms ?? ''} ${c.tick_ms ?? ''} ${c.timestamp_ms}`;
     await chooseLayout(page, c);
-    await page.fill('#input-timestamp', String(c.timestamp_ms));
-    for (const [name, value] of Object.entries(c.fields)) await page.fill(`#input-${name}`, String(value));
+    await page.fill('#compose-timestamp', String(c.timestamp_ms));
+    for (const [name, value] of Object.entries(c.fields)) await page.fill(`#compose-field-${name}`, String(value));
     await waitText(page, '#result-id', c.id);
     for (const [form, value] of Object.entries(c.text)) assert.equal(await text(page, `#result-${form}`), value, `${what} ${form}`);
     const parts = await segments(page);
@@ -167,9 +167,9 @@ function vectorError(e) {
 test("every error vector shows the core's message beside its field, in German after words that name the field", TEST, async (t) => {
   const { page, assertNoErrors } = await open(t);
   const boxFor = (e) => {
-    if (e.op === 'decode') return '#error-decode-input';
-    if (e.op === 'layout') return e.field === 'epoch' ? '#error-layout-epoch' : e.field === 'tick_ms' ? '#error-layout-tick' : '#error-layout-spec';
-    return `#error-${e.field}`;
+    if (e.op === 'decode') return '#decode-input-error';
+    if (e.op === 'layout') return e.field === 'epoch' ? '#layout-epoch-error' : e.field === 'tick_ms' ? '#layout-tick-error' : '#layout-spec-error';
+    return e.field === 'timestamp' ? '#compose-timestamp-error' : `#compose-field-${e.field}-error`;
   };
   for (const e of VECTORS.errors) {
     const expected = vectorError(e);
@@ -187,9 +187,9 @@ test("every error vector shows the core's message beside its field, in German af
         await page.getByLabel('ID', { exact: true }).fill(e.id);
       } else {
         await page.getByLabel('ID', { exact: true }).fill('');
-        for (const input of await page.$$('#compose-fields input')) await input.fill('');
-        await page.fill('#input-timestamp', String(e.timestamp_ms));
-        for (const [name, value] of Object.entries(e.fields)) await page.fill(`#input-${name}`, String(value));
+        for (const input of await page.$$('#compose-grid input')) await input.fill('');
+        await page.fill('#compose-timestamp', String(e.timestamp_ms));
+        for (const [name, value] of Object.entries(e.fields)) await page.fill(`#compose-field-${name}`, String(value));
       }
     }
     const box = boxFor(e);
@@ -209,15 +209,15 @@ test('an invalid input marks only its own field and keeps the last ID with a not
   const { page, assertNoErrors } = await open(t);
   await composeExample(page);
   await page.getByLabel('Machine ID').fill('32');
-  await waitText(page, '#error-machine', 'machine 32 is out of range: 0 to 31 (5 bits)');
-  assert.equal(await page.isVisible('#error-datacenter'), false);
+  await waitText(page, '#compose-field-machine-error', 'machine 32 is out of range: 0 to 31 (5 bits)');
+  assert.equal(await page.isVisible('#compose-field-datacenter-error'), false);
   assert.equal(await text(page, '#result-id'), '4194439168');
   assert.equal(await page.isVisible('#result-stale'), true);
   await page.getByLabel('Machine ID').fill('1');
-  await waitFor(page, '#error-machine', (n) => n.hidden, 'hidden');
+  await waitFor(page, '#compose-field-machine-error', (n) => n.hidden, 'hidden');
   assert.equal(await page.isVisible('#result-stale'), false);
   await page.getByLabel('Timestamp (ms)').fill('soon');
-  await waitText(page, '#error-timestamp', /^Timestamp "soon" is not a time/);
+  await waitText(page, '#compose-timestamp-error', /^Timestamp "soon" is not a time/);
   assertNoErrors();
 });
 
@@ -270,7 +270,7 @@ test('a pasted ID under every preset, each marked possible, implausible or impos
 test('time zone, Unix seconds and relative time, in both languages', TEST, async (t) => {
   const { page, assertNoErrors } = await open(t, { query: EXAMPLE_QUERY, timezoneId: 'Asia/Tokyo' });
   await waitText(page, '#result-id', '4194439168');
-  assert.equal(await page.isVisible('#zoned-row'), false);
+  assert.equal(await page.isVisible('#result-zoned-row'), false);
   await page.getByLabel('Time zone', { exact: true }).selectOption('local');
   await waitText(page, '#result-zoned', '2010-11-04 10:42:55.657 GMT+9');
   await page.getByLabel('Time zone', { exact: true }).selectOption('other');
@@ -278,13 +278,13 @@ test('time zone, Unix seconds and relative time, in both languages', TEST, async
   await waitText(page, '#result-zoned', '2010-11-03 21:42:55.657 GMT-4');
   assert.equal(await text(page, '#result-zoned-label'), 'Time (America/New_York)');
   await page.getByLabel('IANA time zone').fill('Mars/Olympus');
-  await waitText(page, '#error-zone-name', 'Time zone "Mars/Olympus" is unknown: use an IANA name such as Europe/Berlin');
+  await waitText(page, '#settings-zone-name-error', 'Time zone "Mars/Olympus" is unknown: use an IANA name such as Europe/Berlin');
   // Until the name is a zone, times are shown in UTC only.
-  assert.equal(await page.isVisible('#zoned-row'), false);
+  assert.equal(await page.isVisible('#result-zoned-row'), false);
 
   await page.getByLabel('Unix time in').selectOption('s');
   await waitText(page, '#result-unix', '1288834975.657 s');
-  assert.equal(await text(page, 'label[for="input-timestamp"]'), 'Timestamp (s)');
+  assert.equal(await text(page, 'label[for="compose-timestamp"]'), 'Timestamp (s)');
   await page.getByLabel('Timestamp (s)').fill('1700000000');
   await waitText(page, '#result-time', '2023-11-14T22:13:20.000Z');
   await page.getByLabel('Timestamp (s)').fill('2024-02-29T12:00:00Z');
@@ -320,15 +320,15 @@ test('date → ID range: the first and last ID of a window, in the chosen zone',
 
   await page.getByLabel('From', { exact: true }).fill('2025-01-01');
   await page.getByRole('button', { name: 'Find the IDs' }).click();
-  await waitText(page, '#error-range-from', 'from 1735686000000 (2024-12-31T23:00:00.000Z) is after to 1719784800000 (2024-06-30T22:00:00.000Z)');
+  await waitText(page, '#range-from-error', 'from 1735686000000 (2024-12-31T23:00:00.000Z) is after to 1719784800000 (2024-06-30T22:00:00.000Z)');
   await page.getByLabel('From', { exact: true }).fill('1999-01-01');
   await page.getByRole('button', { name: 'Find the IDs' }).click();
-  await waitText(page, '#error-range-from', errorOf(() => snowflake.timeUnits('twitter', 915145200000)).message);
+  await waitText(page, '#range-from-error', errorOf(() => snowflake.timeUnits('twitter', 915145200000)).message);
   await page.getByLabel('From', { exact: true }).fill('2024-01-01');
   await page.getByLabel('To', { exact: true }).fill('2099-01-01');
   await page.getByRole('button', { name: 'Find the IDs' }).click();
-  await waitText(page, '#error-range-to', /^timestamp 4070905200000 \(2098-12-31T23:00:00\.000Z\) is after the last time the layout can encode/);
-  assert.equal(await page.isVisible('#error-range-from'), false);
+  await waitText(page, '#range-to-error', /^timestamp 4070905200000 \(2098-12-31T23:00:00\.000Z\) is after the last time the layout can encode/);
+  assert.equal(await page.isVisible('#range-from-error'), false);
   assertNoErrors();
 });
 
@@ -357,7 +357,7 @@ test('a custom layout with epoch and tick composes, and its share link restores 
 
   // A spec being typed that does not parse leaves the inputs as they were.
   await page.getByLabel('Fields, most significant first').fill('time:29,worker:21,sequence:13,x');
-  await waitText(page, '#error-layout-spec', errorOf(() => snowflake.parseLayout('time:29,worker:21,sequence:13,x')).message);
+  await waitText(page, '#layout-spec-error', errorOf(() => snowflake.parseLayout('time:29,worker:21,sequence:13,x')).message);
   assert.equal(await page.getByLabel('Worker ID').inputValue(), '12345');
   assertNoErrors();
 });
@@ -403,7 +403,7 @@ test('bulk decode: a table with bad lines marked in place, CSV copied and downlo
   assert.equal(await page.locator('#bulk-table tbody tr').count(), 2000);
   await paste(`${many}\n1`);
   await page.getByRole('button', { name: 'Decode all' }).click();
-  await waitText(page, '#error-bulk-input', 'Paste at most 10,000 IDs; this has 10,001');
+  await waitText(page, '#bulk-input-error', 'Paste at most 10,000 IDs; this has 10,001');
   assertNoErrors();
 });
 
@@ -444,7 +444,7 @@ test('narrow layouts: js53 IDs stay under 2^53 and the strip shows the unused to
   await waitText(page, '#result-id', '9007199254740991');
   assert.deepEqual((await segments(page)).map((s) => [s.name, s.bits]), [['unused', 11], ['timestamp', 41], ['worker', 6], ['sequence', 6]]);
   await page.getByLabel('ID', { exact: true }).fill('9007199254740992');
-  await waitText(page, '#error-decode-input', 'id 9007199254740992 has bits set above its lowest 53, but layout js53 uses only 53 bits and keeps the rest 0; its IDs are 0 to 9007199254740991');
+  await waitText(page, '#decode-input-error', 'id 9007199254740992 has bits set above its lowest 53, but layout js53 uses only 53 bits and keeps the rest 0; its IDs are 0 to 9007199254740991');
   assertNoErrors();
 });
 
@@ -453,12 +453,12 @@ test('the 64-bit strip keeps one row at desktop width, for every layout and both
   for (const lang of ['en', 'de']) {
     await page.click(`#lang-${lang}`);
     for (const layout of [...PRESETS, 'custom']) {
-      await page.selectOption('#layout', layout);
+      await page.selectOption('#layout-select', layout);
       if (layout === 'custom') await page.fill('#layout-spec', 'time:40,region:3,zone:4,rack:5,host:5,sequence:7');
       await waitFor(page, '#result', (n) => n.dataset.state === 'ok', 'a result');
       const tops = new Set((await segments(page)).map((s) => s.top));
       assert.equal(tops.size, 1, `${layout} in ${lang}: the strip wraps onto ${tops.size} rows`);
-      const overflow = await page.$eval('#bits', (n) => n.scrollWidth - n.clientWidth);
+      const overflow = await page.$eval('#result-bits', (n) => n.scrollWidth - n.clientWidth);
       assert.ok(overflow <= 0, `${layout} in ${lang}: the strip overflows by ${overflow}px`);
     }
   }
@@ -472,27 +472,27 @@ test('German: labels, hints, messages and the language buttons, remembered', TES
   assert.equal(await page.getByRole('button', { name: 'EN English' }).textContent(), 'EN English');
   assert.equal(await page.$eval('#lang-en', (n) => n.firstChild.textContent), 'EN');
   await page.getByRole('button', { name: 'DE German' }).click();
-  await waitText(page, 'label[for="input-machine"]', 'Maschinen-ID');
+  await waitText(page, 'label[for="compose-field-machine"]', 'Maschinen-ID');
   assert.equal(await page.getAttribute('html', 'lang'), 'de');
   assert.equal(await page.getAttribute('#lang-de', 'aria-pressed'), 'true');
   assert.equal(await page.$eval('#lang-de', (n) => n.firstChild.textContent), 'DE');
-  assert.match(await text(page, '#hint-sequence'), /0 bis 4\.095/);
+  assert.match(await text(page, '#compose-field-sequence-hint'), /0 bis 4\.095/);
   await page.getByLabel('Maschinen-ID').fill('32');
   // The core's words, as the command and the API say them, after German
   // words that name the field.
-  await waitText(page, '#error-machine', 'Ungültige Eingabe bei »Maschinen-ID« (Meldung auf Englisch): machine 32 is out of range: 0 to 31 (5 bits)');
+  await waitText(page, '#compose-field-machine-error', 'Ungültige Eingabe bei »Maschinen-ID« (Meldung auf Englisch): machine 32 is out of range: 0 to 31 (5 bits)');
   assert.equal(await page.evaluate(() => localStorage.getItem('snowflake.lang')), 'de');
   await page.reload();
-  await waitText(page, 'label[for="input-machine"]', 'Maschinen-ID');
+  await waitText(page, 'label[for="compose-field-machine"]', 'Maschinen-ID');
   await page.getByRole('button', { name: 'EN Englisch' }).click();
-  await waitText(page, 'label[for="input-machine"]', 'Machine ID');
+  await waitText(page, 'label[for="compose-field-machine"]', 'Machine ID');
   assertNoErrors();
 });
 
 test("starts in German when the browser's Accept-Language prefers it", TEST, async (t) => {
   const { page, assertNoErrors } = await open(t, { locale: 'de-DE' });
   assert.equal(await page.getAttribute('html', 'lang'), 'de');
-  assert.equal(await text(page, 'label[for="input-machine"]'), 'Maschinen-ID');
+  assert.equal(await text(page, 'label[for="compose-field-machine"]'), 'Maschinen-ID');
   assertNoErrors();
 });
 
@@ -516,8 +516,8 @@ test('generates fresh IDs from the server, each decodable in one click', TEST, a
   const { page, assertNoErrors } = await open(t);
   await page.getByLabel('How many').selectOption('5');
   await page.getByRole('button', { name: 'Generate', exact: true }).click();
-  await until(page, async () => (await page.locator('#generated .generated-id').count()) === 5, 'five IDs');
-  const ids = await page.$$eval('#generated .generated-id', (nodes) => nodes.map((n) => n.textContent.trim()));
+  await until(page, async () => (await page.locator('#generate-list .generated-id').count()) === 5, 'five IDs');
+  const ids = await page.$$eval('#generate-list .generated-id', (nodes) => nodes.map((n) => n.textContent.trim()));
   for (let i = 1; i < ids.length; i += 1) assert.ok(BigInt(ids[i]) > BigInt(ids[i - 1]));
   await page.getByRole('button', { name: `Decode ${ids[2]}` }).click();
   await waitText(page, '#result-id', ids[2]);
@@ -537,8 +537,8 @@ test('compose, decode and bulk by keyboard alone', TEST, async (t) => {
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.className), 'skip-link');
   await page.keyboard.press('Enter');
-  await tabTo('layout');
-  await tabTo('input-timestamp');
+  await tabTo('layout-select');
+  await tabTo('compose-timestamp');
   await page.keyboard.type('1288834975657');
   await page.keyboard.press('Tab');
   await page.keyboard.type('1');
@@ -546,7 +546,7 @@ test('compose, decode and bulk by keyboard alone', TEST, async (t) => {
   await page.keyboard.type('1');
   await page.keyboard.press('Enter');
   await waitText(page, '#result-id', '4194439168');
-  const outline = await page.$eval('#input-machine', (n) => getComputedStyle(n).outlineStyle);
+  const outline = await page.$eval('#compose-field-machine', (n) => getComputedStyle(n).outlineStyle);
   assert.notEqual(outline, 'none');
 
   await tabTo('decode-input');
@@ -575,7 +575,7 @@ test('no console errors while typing invalid input everywhere', TEST, async (t) 
   await page.getByLabel('Tick (ms)').fill('0');
   await page.getByLabel('IDs, one a line (up to 10,000)').fill('x\ny');
   await page.getByRole('button', { name: 'Decode all' }).click();
-  await waitText(page, '#error-layout-spec', errorOf(() => snowflake.parseLayout('time:99')).message);
+  await waitText(page, '#layout-spec-error', errorOf(() => snowflake.parseLayout('time:99')).message);
   assertNoErrors();
 });
 
@@ -587,7 +587,7 @@ test('accessibility: axe finds nothing in any view, light and dark, English and 
       const what = `${colorScheme}, ${lang}`;
       await axe(page, `the first view (${what})`);
       // Every part shown at once: errors, custom layout, decode, every layout, range, bulk, generated IDs.
-      await page.fill('#input-machine', '32');
+      await page.fill('#compose-field-machine', '32');
       await page.fill('#decode-input', '175928847299117063');
       await page.fill('#range-from', '2024-01-01');
       await page.fill('#range-to', '2024-02-01');
@@ -595,11 +595,11 @@ test('accessibility: axe finds nothing in any view, light and dark, English and 
       await page.fill('#bulk-input', '4194439168\nbad');
       await page.click('#bulk-submit');
       await page.click('#generate-submit');
-      await page.waitForSelector('#generated .generated-id');
-      await page.selectOption('#zone', 'other');
-      await page.fill('#zone-name', 'Europe/Berlin');
+      await page.waitForSelector('#generate-list .generated-id');
+      await page.selectOption('#settings-zone', 'other');
+      await page.fill('#settings-zone-name', 'Europe/Berlin');
       await axe(page, `everything shown (${what})`);
-      await page.selectOption('#layout', 'custom');
+      await page.selectOption('#layout-select', 'custom');
       await page.fill('#layout-spec', 'time:41,machine:30');
       await axe(page, `custom layout with an error (${what})`);
       assertNoErrors();
@@ -663,7 +663,7 @@ test('fits a phone and a desktop, light and dark; screenshots', TEST, async (t) 
     await desktop.page.fill('#bulk-input', '4194439168\n1541815603606036480\nnot-an-id');
     await desktop.page.click('#bulk-submit');
     await desktop.page.click('#generate-submit');
-    await desktop.page.waitForSelector('#generated .generated-id');
+    await desktop.page.waitForSelector('#generate-list .generated-id');
     await desktop.page.screenshot({ path: path.join(ARTIFACTS, `page-desktop-${colorScheme}.png`), fullPage: true });
     desktop.assertNoErrors();
 

@@ -101,13 +101,13 @@ test('the key goes nowhere: no request, storage, link or text of the page holds 
   await waitText(page, '#result-id', TWEET.id);
   // A request while the key is in the page, so that the net above caught something.
   await page.getByRole('button', { name: 'Generate', exact: true }).click();
-  await page.waitForSelector('#generated .generated-id');
+  await page.waitForSelector('#generate-list .generated-id');
   assert.ok(seen.some((r) => r.includes('/api/v1/ids')), 'the request from Generate was not seen');
 
   const held = await page.evaluate(async () => {
     const all = (storage) => Object.keys(storage).map((k) => `${k}=${storage.getItem(k)}`);
     const databases = indexedDB.databases ? (await indexedDB.databases()).map((d) => d.name) : [];
-    return [location.href, document.cookie, document.referrer, ...all(localStorage), ...all(sessionStorage), ...databases, document.getElementById('share-link').value, document.documentElement.outerHTML, document.body.innerText];
+    return [location.href, document.cookie, document.referrer, ...all(localStorage), ...all(sessionStorage), ...databases, document.getElementById('result-share').value, document.documentElement.outerHTML, document.body.innerText];
   });
   const places = [...seen, ...held];
   for (const hex of [KEY, key]) {
@@ -141,33 +141,33 @@ test("a bad key, a narrow layout and IDs outside the layout are marked in the co
     await waitText(page, box, message);
   };
   await run(page, { key: KEY.slice(0, 63), ids: [TWEET.masked], expect: '' });
-  await shows('#error-unmask-key', 'the key holds 63 characters; a key is 64 hexadecimal characters (256 bits)');
+  await shows('#unmask-key-error', 'the key holds 63 characters; a key is 64 hexadecimal characters (256 bits)');
   assert.equal(errorOf(() => new snowflake.Masker(KEY.slice(0, 63))).message, 'the key holds 63 characters; a key is 64 hexadecimal characters (256 bits)');
   assert.equal(await page.getByLabel('Key', { exact: true }).getAttribute('aria-invalid'), 'true');
   assert.equal(await page.locator('#unmask-table tr').count(), 0);
   await run(page, { key: `${KEY.slice(0, 9)}g${KEY.slice(10)}`, ids: [TWEET.masked], expect: '' });
-  await waitText(page, '#error-unmask-key', 'the key holds a character that is not hexadecimal (0-9, a-f) at position 10; a key is 64 hexadecimal characters (256 bits)');
+  await waitText(page, '#unmask-key-error', 'the key holds a character that is not hexadecimal (0-9, a-f) at position 10; a key is 64 hexadecimal characters (256 bits)');
   // Typing again takes the mark away.
   await page.getByLabel('Key', { exact: true }).fill(KEY);
-  await waitFor(page, '#error-unmask-key', (n) => n.hidden, 'hidden');
+  await waitFor(page, '#unmask-key-error', (n) => n.hidden, 'hidden');
   assert.equal(await page.getByLabel('Key', { exact: true }).getAttribute('aria-invalid'), null);
 
   await chooseLayout(page, 'time:15,sequence:4');
   await run(page, { ids: ['5'], expect: '' });
-  await shows('#error-unmask-layout', errorOf(() => snowflake.checkMaskable('time:15,sequence:4')).message);
-  assert.match(await text(page, '#error-unmask-layout'), /^layout time:15,sequence:4 is 19 bits wide; masking needs at least 20 bits/);
+  await shows('#unmask-layout-error', errorOf(() => snowflake.checkMaskable('time:15,sequence:4')).message);
+  assert.match(await text(page, '#unmask-layout-error'), /^layout time:15,sequence:4 is 19 bits wide; masking needs at least 20 bits/);
   // Both at once: each beside its own input.
   await run(page, { key: 'c0ffee', ids: ['5'], expect: '' });
-  assert.equal(await page.isVisible('#error-unmask-key'), true);
-  assert.equal(await page.isVisible('#error-unmask-layout'), true);
+  assert.equal(await page.isVisible('#unmask-key-error'), true);
+  assert.equal(await page.isVisible('#unmask-layout-error'), true);
 
   await chooseLayout(page, 'js53');
-  await waitText(page, '#hint-unmask-input', /^Read with the layout chosen above, js53 \(53 bits\)/);
+  await waitText(page, '#unmask-input-hint', /^Read with the layout chosen above, js53 \(53 bits\)/);
   await run(page, { ids: ['5', String(1n << 53n)], expect: '1 of 2 unmasked; 1 could not be read.' });
-  assert.equal(await page.isVisible('#error-unmask-layout'), false);
+  assert.equal(await page.isVisible('#unmask-layout-error'), false);
   await shows('#unmask-table tr[data-line="2"] .row-error', errorOf(() => snowflake.decode(1n << 53n, 'js53')).message);
   await run(page, { ids: [], expect: '' });
-  await waitText(page, '#error-unmask-input', 'Paste at least one ID.');
+  await waitText(page, '#unmask-input-error', 'Paste at least one ID.');
   assertNoErrors();
 });
 
@@ -211,7 +211,7 @@ test('accessibility and fit: axe finds nothing in the panel, light and dark, Eng
         if (colorScheme === 'light') await page.locator('#unmask').screenshot({ path: path.join(ARTIFACTS, `unmask-${name}-${lang}.png`) });
         await page.fill('#unmask-key', 'c0ffee');
         await page.click('#unmask-submit');
-        await waitFor(page, '#error-unmask-key', (n) => !n.hidden, 'an error');
+        await waitFor(page, '#unmask-key-error', (n) => !n.hidden, 'an error');
         await axe(page, `the panel with an error (${colorScheme}, ${lang}, ${name})`);
         assertNoErrors();
       }

@@ -103,7 +103,7 @@ export async function text(page, selector) {
 
 // The text of a fact in the result, found by its term ("Hexadecimal").
 export async function fact(page, term) {
-  const dd = page.locator('#facts > div').filter({ has: page.locator('dt', { hasText: term }) }).locator('dd code, dd:not(:has(code))');
+  const dd = page.locator('#result-facts > div').filter({ has: page.locator('dt', { hasText: term }) }).locator('dd code, dd:not(:has(code))');
   return ((await dd.first().textContent()) || '').trim();
 }
 
