@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use snowflake::{Clock, ErrorKind, Generator, Layout, ManualClock};
 
-use crate::support::{MemStore, on_manual_clock};
+use crate::support::{MemStore, next_time, on_manual_clock};
 
 /// A restart whose clock is behind the stored mark: the allowance (tolerance
 /// plus reserve window) and the size in the error are milliseconds.
@@ -39,11 +39,7 @@ fn restart_behind_the_mark_is_measured_in_milliseconds() {
     let (generator, clock) = build(start + 5);
     let generator = generator.unwrap();
     assert_eq!(clock.now_ms(), start + 40);
-    let id = generator.next_id().unwrap();
-    assert_eq!(
-        Layout::sonyflake().decode(id).unwrap().timestamp_ms(),
-        start + 40
-    );
+    assert_eq!(next_time(&generator), start + 40);
 }
 
 /// After a restart every sequence number of the mark's unit counts as
@@ -58,8 +54,7 @@ fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
     let (builder, clock) = on_manual_clock(layout.clone(), mark + 20);
     let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     clock.set(mark_unit_start);
-    let id = generator.next_id().unwrap();
-    let time = layout.decode(id).unwrap().timestamp_ms();
+    let time = next_time(&generator);
     assert!(
         time > mark,
         "an ID at {time} ms, in the unit of the mark ({mark} ms) issued before the restart"
@@ -161,8 +156,7 @@ fn after_a_restart_a_clock_set_back_stays_above_the_mark() {
     // It waited until past the mark.
     assert_eq!(clock.now_ms(), mark + 1);
     clock.set(mark - 4);
-    let id = generator.next_id().unwrap();
-    let time = Layout::twitter().decode(id).unwrap().timestamp_ms();
+    let time = next_time(&generator);
     assert!(time > mark, "issued at {time}, the mark is {mark}");
     assert_eq!(generator.stats().issued, 1);
 }
@@ -182,9 +176,7 @@ fn a_store_in_an_arc_is_read_and_written_through() {
         .unwrap();
     // Read through the Arc: the start waited until past the mark.
     assert_eq!(clock.now_ms(), mark + 1);
-    let id = generator.next_id().unwrap();
-    let time = Layout::twitter().decode(id).unwrap().timestamp_ms();
-    assert_eq!(time, mark + 1);
+    assert_eq!(next_time(&generator), mark + 1);
     // Written through the Arc.
     assert_eq!(store.mark(), Some(mark + 11));
 }
@@ -197,11 +189,7 @@ fn a_restart_in_the_marks_unit_waits_for_the_next() {
     let (builder, clock) = on_manual_clock(Layout::twitter(), mark);
     let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     assert_eq!(clock.now_ms(), mark + 1);
-    let id = generator.next_id().unwrap();
-    assert_eq!(
-        Layout::twitter().decode(id).unwrap().timestamp_ms(),
-        mark + 1
-    );
+    assert_eq!(next_time(&generator), mark + 1);
 }
 
 /// On a 10 ms tick the stored mark is the last millisecond of the reserved
