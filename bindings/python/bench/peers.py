@@ -50,16 +50,6 @@ def best_ns(run: Callable[[int], int], calls: int, rounds: int) -> float:
     return best
 
 
-def ours_one(gen: sf.Generator) -> Callable[[int], int]:
-    def run(n: int) -> int:
-        next_id = gen.next_id
-        for _ in range(n):
-            next_id()
-        return n
-
-    return run
-
-
 def ours_batch(gen: sf.Generator) -> Callable[[int], int]:
     def run(n: int) -> int:
         for _ in range(n):
@@ -93,16 +83,6 @@ def snowflake_id_batch(gen: Iterator[int | None]) -> Callable[[int], int]:
     return run
 
 
-def sonyflake_one(peer: sonyflake.Sonyflake) -> Callable[[int], int]:
-    def run(n: int) -> int:
-        next_id = peer.next_id
-        for _ in range(n):
-            next_id()
-        return n
-
-    return run
-
-
 def sonyflake_batch(peer: sonyflake.Sonyflake) -> Callable[[int], int]:
     def run(n: int) -> int:
         for _ in range(n):
@@ -113,9 +93,12 @@ def sonyflake_batch(peer: sonyflake.Sonyflake) -> Callable[[int], int]:
 
 
 def repeat(call: Callable[[], object]) -> Callable[[int], int]:
+    """`call` made n times: a bound method (`gen.next_id`) or a lambda."""
+
     def run(n: int) -> int:
+        call_ = call  # a local, not a closure's cell, in the loop
         for _ in range(n):
-            call()
+            call_()
         return n
 
     return run
@@ -156,10 +139,10 @@ def main() -> None:
     rows: list[tuple[str, float, float, float, float]] = [
         (
             "`next_id()`, one call",
-            best_ns(ours_one(ours), calls, rounds),
-            best_ns(ours_one(ours_tsc), calls, rounds),
+            best_ns(repeat(ours.next_id), calls, rounds),
+            best_ns(repeat(ours_tsc.next_id), calls, rounds),
             best_ns(snowflake_id_one(peer_id), calls, rounds),
-            best_ns(sonyflake_one(peer_sony), calls, rounds),
+            best_ns(repeat(peer_sony.next_id), calls, rounds),
         ),
         (
             "a batch of 4,096, per ID",
@@ -231,7 +214,7 @@ def main() -> None:
     peer_sony_default = sonyflake.Sonyflake(start_time=datetime(2014, 9, 1, tzinfo=timezone.utc), machine_id=1)
     ceilings = [
         ("twitter: `next_ids(4096)`", per_second(lambda: len(twitter.next_ids(4096)), seconds), TWITTER),
-        ("twitter: `next_id()`", per_second(lambda: ours_one(twitter)(4096), seconds), TWITTER),
+        ("twitter: `next_id()`", per_second(lambda: repeat(twitter.next_id)(4096), seconds), TWITTER),
         (
             "twitter: snowflake-id, `next()` until 4,096",
             per_second(lambda: snowflake_id_batch(peer_id_twitter)(1), seconds),
