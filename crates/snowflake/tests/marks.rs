@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use snowflake::{Clock, ErrorKind, Generator, Layout, ManualClock};
+use snowflake::{Clock, ErrorKind, Generator, Id, Layout, ManualClock};
 
 use crate::support::{MemStore, next_time, on_manual_clock};
 
@@ -61,17 +61,25 @@ fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
     );
 }
 
+/// Twitter's generator on a manual clock at `start`, reserving 10 ms windows
+/// in a store in memory, after its first ID, which wrote the first mark
+/// (checked): the generator, its clock and store, and that ID.
+fn first_id_marked(start: i64) -> (Generator<Arc<ManualClock>>, Arc<ManualClock>, MemStore, Id) {
+    let store = MemStore::default();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
+    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
+    let first = generator.next_id().unwrap();
+    assert_eq!(store.mark(), Some(start + 10));
+    (generator, clock, store, first)
+}
+
 /// The mark is written before any ID in its window is issued: when it cannot
 /// be written, `next_id` fails and issues nothing; within a mark already
 /// written, a failed early top-up is no error.
 #[test]
 fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
     let start = 1_700_000_000_000;
-    let store = MemStore::default();
-    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
-    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
-    let first = generator.next_id().unwrap();
-    assert_eq!(store.mark(), Some(start + 10));
+    let (generator, clock, store, first) = first_id_marked(start);
     store.fail(true);
     // Within the written mark, past half the window: the top-up fails quietly.
     clock.set(start + 8);
@@ -102,11 +110,7 @@ fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
 #[test]
 fn the_mark_is_topped_up_at_half_the_window() {
     let start = 1_700_000_000_000;
-    let store = MemStore::default();
-    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
-    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
-    generator.next_id().unwrap();
-    assert_eq!(store.mark(), Some(start + 10));
+    let (generator, clock, store, _) = first_id_marked(start);
     // Less than half the window used: no write.
     clock.set(start + 5);
     generator.next_id().unwrap();
