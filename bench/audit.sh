@@ -13,6 +13,7 @@
 # vector of IDs as it grows. Needs GNU time.
 set -euo pipefail
 
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 n=${1:-10000000}
 runs=${RUNS:-3}

@@ -10,6 +10,7 @@
 # COUNT is its cost per call, construction and start-up left out. Only the
 # calling thread's loop is counted (see src/bin/percall.rs).
 set -euo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 callgrind_per_call percall generator 14 call "${1:-100000}" \
   ours-cached ferroid ours-tsc ours-system snowflaked rs-snowflake

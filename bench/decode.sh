@@ -12,6 +12,7 @@
 # a table's ID column exported by primary key). Needs GNU time.
 set -euo pipefail
 
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 n=${1:-10000000}
 runs=${RUNS:-5}

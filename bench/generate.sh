@@ -9,6 +9,7 @@
 # Needs GNU time at /usr/bin/time (Debian: apt-get install -y time).
 set -euo pipefail
 
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 n=${1:-10000000}
 runs=${RUNS:-3}

@@ -10,6 +10,7 @@
 # Each subject runs COUNT and 2*COUNT times; the difference divided by
 # COUNT is its cost per ID, set-up left out.
 set -euo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 callgrind_per_call maskcalls subject 22 ID "${1:-20000}" \
   ours-twitter-mask ours-twitter-unmask ours-js53-mask fpe-bigint-twitter aes256-block

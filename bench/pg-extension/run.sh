@@ -14,6 +14,7 @@
 # of BENCHMARKS.md; pgbench runs on the same machine, one ID a transaction
 # (SELECT), simple protocol.
 set -euo pipefail
+# shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 rounds=${1:-${ROUNDS:-5}}
 secs=${SECS:-4}

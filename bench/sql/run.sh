@@ -24,6 +24,7 @@
 # Prints one line a run (subject, connections, round, IDs/s), then the
 # median of each and its ratio to nextval.
 set -euo pipefail
+# shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 rounds=${ROUNDS:-3}
 secs=${SECS:-5}
