@@ -104,6 +104,18 @@ def repeat(call: Callable[[], object]) -> Callable[[int], int]:
     return run
 
 
+def sonyflake_in_ms(bits_sequence: int, bits_machine_id: int) -> sonyflake.Sonyflake:
+    """sonyflake as machine 1 in 1 ms ticks from Twitter's epoch, with the
+    widths given."""
+    return sonyflake.Sonyflake(
+        start_time=EPOCH,
+        machine_id=1,
+        bits_sequence=bits_sequence,
+        bits_machine_id=bits_machine_id,
+        time_unit=timedelta(milliseconds=1),
+    )
+
+
 def per_second(issue: Callable[[], int], seconds: float) -> float:
     """IDs a second, issuing for `seconds`."""
     made = 0
@@ -126,13 +138,7 @@ def main() -> None:
     ours = sf.Generator(layout=wide, machine=1)
     ours_tsc = sf.Generator(layout=wide, machine=1, clock="tsc")
     peer_id = snowflake.SnowflakeGenerator(1, epoch=TWITTER.epoch_ms)
-    peer_sony = sonyflake.Sonyflake(
-        start_time=EPOCH,
-        machine_id=1,
-        bits_sequence=21,
-        bits_machine_id=1,
-        time_unit=timedelta(milliseconds=1),
-    )
+    peer_sony = sonyflake_in_ms(bits_sequence=21, bits_machine_id=1)
     an_id = sf.compose(WHEN_MS, machine=1, sequence=5)
     nan = float("nan")
 
@@ -204,13 +210,7 @@ def main() -> None:
     twitter = sf.Generator(machine=1)
     sony_preset = sf.Generator(layout="sonyflake", machine=1)
     peer_id_twitter = snowflake.SnowflakeGenerator(2, epoch=TWITTER.epoch_ms)
-    peer_sony_twitter = sonyflake.Sonyflake(
-        start_time=EPOCH,
-        machine_id=1,
-        bits_sequence=12,
-        bits_machine_id=10,
-        time_unit=timedelta(milliseconds=1),
-    )
+    peer_sony_twitter = sonyflake_in_ms(bits_sequence=12, bits_machine_id=10)
     peer_sony_default = sonyflake.Sonyflake(start_time=datetime(2014, 9, 1, tzinfo=timezone.utc), machine_id=1)
     ceilings = [
         ("twitter: `next_ids(4096)`", per_second(lambda: len(twitter.next_ids(4096)), seconds), TWITTER),
