@@ -13,20 +13,14 @@
 # vector of IDs as it grows. Needs GNU time.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 n=${1:-10000000}
 runs=${RUNS:-3}
 work=${TMPDIR:-/tmp}/snowflake-audit-bench
 mkdir -p "$work"
 
-if [[ ! -x /usr/bin/time ]]; then
-    echo "audit.sh: /usr/bin/time is missing; install GNU time (apt-get install -y time)" >&2
-    exit 1
-fi
-
-cargo build --release -p snowflake-cli --manifest-path "$root/Cargo.toml" >&2
-bin="$root/target/release/snowflake"
+release_cli_under_gnu_time audit.sh
 
 ids="$work/ids-$n.txt"
 twice="$work/twice-$n.txt"
@@ -37,9 +31,8 @@ if [[ ! -s "$ids" ]]; then
 fi
 [[ -s "$twice" ]] || cat "$ids" "$ids" >"$twice"
 
-stats=$(mktemp)
 report=$(mktemp)
-trap 'rm -f "$stats" "$report"' EXIT
+trap 'rm -f "$report"' EXIT
 echo "| input | command | run | wall (s) | CPU (s) | IDs/s (wall) | peak RSS (MiB) |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 for input in ids twice; do
@@ -47,17 +40,8 @@ for input in ids twice; do
     count=$(wc -l <"$file")
     for cmd in "audit --json" "decode --csv -"; do
         for run in $(seq "$runs"); do
-            start=$(date +%s%N)
             # shellcheck disable=SC2086 # the command's words are meant to split
-            /usr/bin/time -f '%U %S %M' -o "$stats" "$bin" $cmd <"$file" >"$report"
-            end=$(date +%s%N)
-            read -r user sys rss <"$stats"
-            awk -v i="$input" -v c="$cmd" -v r="$run" -v n="$count" -v ns=$((end - start)) \
-                -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
-                    w = ns / 1e9
-                    printf "| %s (%d IDs) | `%s` | %d | %.2f | %.2f | %.2fM | %.1f |\n",
-                        i, n, c, r, w, u + s, n / w / 1e6, m / 1024
-                }'
+            timed_row "$input ($count IDs) | \`$cmd\` | $run" "$count" "$file" "$report" "$bin" $cmd
         done
         if [[ "$cmd" == audit* ]]; then
             # The audit must have read every ID, and found the copies there are.

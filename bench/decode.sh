@@ -12,20 +12,14 @@
 # a table's ID column exported by primary key). Needs GNU time.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 n=${1:-10000000}
 runs=${RUNS:-5}
 work=${TMPDIR:-/tmp}/snowflake-decode-bench
 mkdir -p "$work"
 
-if [[ ! -x /usr/bin/time ]]; then
-    echo "decode.sh: /usr/bin/time is missing; install GNU time (apt-get install -y time)" >&2
-    exit 1
-fi
-
-cargo build --release -p snowflake-cli --manifest-path "$root/Cargo.toml" >&2
-bin="$root/target/release/snowflake"
+release_cli_under_gnu_time decode.sh
 
 make_ids() { # kind file
     [[ -s "$2" ]] && return
@@ -48,25 +42,17 @@ with open(path, "w") as out:
 PY
 }
 
-stats=$(mktemp)
-trap 'rm -f "$stats" "$work/out.csv"' EXIT
+trap 'rm -f "$work/out.csv"' EXIT
 echo "| input | output | run | wall (s) | CPU (s) | IDs/s (wall) | peak RSS (MiB) |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 for kind in random sorted; do
     ids="$work/$kind-$n.txt"
     make_ids "$kind" "$ids"
     for target in /dev/null "$work/out.csv"; do
+        output=file
+        [[ "$target" == /dev/null ]] && output=/dev/null
         for run in $(seq "$runs"); do
-            start=$(date +%s%N)
-            /usr/bin/time -f '%U %S %M' -o "$stats" "$bin" decode --csv - <"$ids" >"$target"
-            end=$(date +%s%N)
-            read -r user sys rss <"$stats"
-            awk -v k="$kind" -v t="$target" -v r="$run" -v n="$n" -v ns=$((end - start)) \
-                -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
-                    w = ns / 1e9
-                    printf "| %s | %s | %d | %.2f | %.2f | %.2fM | %.1f |\n",
-                        k, (t == "/dev/null" ? "/dev/null" : "file"), r, w, u + s, n / w / 1e6, m / 1024
-                }'
+            timed_row "$kind | $output | $run" "$n" "$ids" "$target" "$bin" decode --csv -
         done
     done
 done

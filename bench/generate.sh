@@ -9,19 +9,13 @@
 # Needs GNU time at /usr/bin/time (Debian: apt-get install -y time).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 n=${1:-10000000}
 runs=${RUNS:-3}
 ceiling=4096000
 
-if [[ ! -x /usr/bin/time ]]; then
-    echo "generate.sh: /usr/bin/time is missing; install GNU time (apt-get install -y time)" >&2
-    exit 1
-fi
-
-cargo build --release -p snowflake-cli --manifest-path "$root/Cargo.toml" >&2
-bin="$root/target/release/snowflake"
+release_cli_under_gnu_time generate.sh
 if ! "$bin" generate --help >/dev/null 2>&1; then
     echo "generate.sh: $bin has no generate subcommand yet" >&2
     exit 1

@@ -38,15 +38,15 @@ const SONYFLAKE_CHUNK: u64 = 50;
 const SONYFLAKE_GAP: Duration = Duration::from_micros(2500);
 
 /// Times `iters` calls of `f` in bursts of `chunk`, spinning untimed for
-/// `gap` after each burst.
-fn bursts(iters: u64, chunk: u64, gap: Duration, mut f: impl FnMut()) -> Duration {
+/// `gap` after each burst; what each call returns is kept from the optimiser.
+fn bursts<T>(iters: u64, chunk: u64, gap: Duration, mut f: impl FnMut() -> T) -> Duration {
     let mut timed = Duration::ZERO;
     let mut left = iters;
     while left > 0 {
         let n = left.min(chunk);
         let start = Instant::now();
         for _ in 0..n {
-            f();
+            black_box(f());
         }
         timed += start.elapsed();
         left -= n;
@@ -60,16 +60,26 @@ fn bursts(iters: u64, chunk: u64, gap: Duration, mut f: impl FnMut()) -> Duratio
     timed
 }
 
-fn per_call(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: &str,
+/// A benchmark group whose calls are timed in bursts of `chunk`, `gap`
+/// apart.
+struct Bursts<'g, 'c> {
+    group: &'g mut BenchmarkGroup<'c, WallTime>,
     chunk: u64,
     gap: Duration,
-    mut f: impl FnMut(),
-) {
-    group.bench_function(name, |b| {
-        b.iter_custom(|iters| bursts(iters, chunk, gap, &mut f))
-    });
+}
+
+impl<'g, 'c> Bursts<'g, 'c> {
+    fn new(group: &'g mut BenchmarkGroup<'c, WallTime>, chunk: u64, gap: Duration) -> Self {
+        Bursts { group, chunk, gap }
+    }
+
+    /// Benchmarks one call of `f`, under `name`.
+    fn per_call<T>(&mut self, name: &str, mut f: impl FnMut() -> T) {
+        let (chunk, gap) = (self.chunk, self.gap);
+        self.group.bench_function(name, |b| {
+            b.iter_custom(|iters| bursts(iters, chunk, gap, &mut f))
+        });
+    }
 }
 
 fn baselines(c: &mut Criterion) {
@@ -77,48 +87,18 @@ fn baselines(c: &mut Criterion) {
     group
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_secs(1));
+    // Back to back: nothing here runs out.
+    let mut timed = Bursts::new(&mut group, CHUNK, Duration::ZERO);
     let counter = AtomicU64::new(0);
-    per_call(
-        &mut group,
-        "AtomicU64::fetch_add",
-        CHUNK,
-        Duration::ZERO,
-        || {
-            black_box(counter.fetch_add(1, Ordering::Relaxed));
-        },
-    );
-    per_call(&mut group, "SystemTime::now", CHUNK, Duration::ZERO, || {
-        black_box(SystemTime::now());
+    timed.per_call("AtomicU64::fetch_add", || {
+        counter.fetch_add(1, Ordering::Relaxed)
     });
-    per_call(
-        &mut group,
-        "SystemClock::now_ms",
-        CHUNK,
-        Duration::ZERO,
-        || {
-            black_box(SystemClock.now_ms());
-        },
-    );
+    timed.per_call("SystemTime::now", SystemTime::now);
+    timed.per_call("SystemClock::now_ms", || SystemClock.now_ms());
     let tsc = TscClock::shared();
-    per_call(
-        &mut group,
-        "TscClock::now_ms",
-        CHUNK,
-        Duration::ZERO,
-        || {
-            black_box(tsc.now_ms());
-        },
-    );
+    timed.per_call("TscClock::now_ms", || tsc.now_ms());
     let cached = CachedClock::shared();
-    per_call(
-        &mut group,
-        "CachedClock::now_ms",
-        CHUNK,
-        Duration::ZERO,
-        || {
-            black_box(cached.now_ms());
-        },
-    );
+    timed.per_call("CachedClock::now_ms", || cached.now_ms());
     group.finish();
 }
 
@@ -129,49 +109,36 @@ fn next_id(c: &mut Criterion) {
         .measurement_time(Duration::from_millis(300));
 
     let ours = Generator::new(Layout::twitter(), &[]).expect("twitter layout builds");
-    per_call(&mut group, "ours-system", CHUNK, GAP, || {
-        black_box(ours.next_id().expect("an ID"));
-    });
+    let mut timed = Bursts::new(&mut group, CHUNK, GAP);
+    timed.per_call("ours-system", || ours.next_id().expect("an ID"));
     report("ours-system", ours.stats());
 
     let cached = OursCached::generator();
-    per_call(&mut group, "ours-cached", CHUNK, GAP, || {
-        black_box(cached.next_id().expect("an ID"));
-    });
+    timed.per_call("ours-cached", || cached.next_id().expect("an ID"));
     report("ours-cached", cached.stats());
 
     let tsc = OursTsc::generator();
-    per_call(&mut group, "ours-tsc", CHUNK, GAP, || {
-        black_box(tsc.next_id().expect("an ID"));
-    });
+    timed.per_call("ours-tsc", || tsc.next_id().expect("an ID"));
     report("ours-tsc", tsc.stats());
 
     let snowflaked = Snowflaked::generator();
-    per_call(&mut group, "snowflaked", CHUNK, GAP, || {
-        black_box(snowflaked.generate::<i64>());
-    });
+    timed.per_call("snowflaked", || snowflaked.generate::<i64>());
 
     let mut rs = RsSnowflake::generator();
-    per_call(&mut group, "rs-snowflake (owned, &mut)", CHUNK, GAP, || {
-        black_box(rs.real_time_generate());
-    });
+    timed.per_call("rs-snowflake (owned, &mut)", || rs.real_time_generate());
     let rs = Mutex::new(RsSnowflake::generator());
-    per_call(&mut group, "rs-snowflake (in a Mutex)", CHUNK, GAP, || {
-        black_box(rs.lock().expect("not poisoned").real_time_generate());
+    timed.per_call("rs-snowflake (in a Mutex)", || {
+        rs.lock().expect("not poisoned").real_time_generate()
     });
 
     let ferroid = Ferroid::generator();
-    per_call(&mut group, "ferroid", CHUNK, GAP, || {
-        black_box(ferroid.next_id(Ferroid::backoff));
-    });
+    timed.per_call("ferroid", || ferroid.next_id(Ferroid::backoff));
 
     let mut idgenerator = IdGenerator::generator();
-    per_call(&mut group, "idgenerator (owned, &mut)", CHUNK, GAP, || {
-        black_box(idgenerator.next_id());
-    });
+    timed.per_call("idgenerator (owned, &mut)", || idgenerator.next_id());
     let idgenerator = Mutex::new(IdGenerator::generator());
-    per_call(&mut group, "idgenerator (in a Mutex)", CHUNK, GAP, || {
-        black_box(idgenerator.lock().expect("not poisoned").next_id());
+    timed.per_call("idgenerator (in a Mutex)", || {
+        idgenerator.lock().expect("not poisoned").next_id()
     });
 
     // Its bursts are 20 times shorter and 8 times further apart.
@@ -179,15 +146,8 @@ fn next_id(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(5))
         .measurement_time(Duration::from_millis(20));
     let sonyflake = Sonyflake::generator();
-    per_call(
-        &mut group,
-        "sonyflake",
-        SONYFLAKE_CHUNK,
-        SONYFLAKE_GAP,
-        || {
-            black_box(sonyflake.next_id().expect("an ID"));
-        },
-    );
+    Bursts::new(&mut group, SONYFLAKE_CHUNK, SONYFLAKE_GAP)
+        .per_call("sonyflake", || sonyflake.next_id().expect("an ID"));
     group.finish();
 }
 

@@ -14,8 +14,8 @@
 # of BENCHMARKS.md; pgbench runs on the same machine, one ID a transaction
 # (SELECT), simple protocol.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 rounds=${1:-${ROUNDS:-5}}
 secs=${SECS:-4}
 bin=${SNOWFLAKE_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
@@ -91,25 +91,7 @@ echo "ended $(date -u +%FT%TZ); $(uptime)"
 echo
 echo "| connections | subject | IDs/s, median of $rounds | of nextval() asked the same way in the same round: median (lowest-highest) |"
 echo "| ---: | --- | ---: | ---: |"
-awk '
-  { rate[$2, $1, $3] = $4; subjects[$2 " " $1] = 1; if ($3 > rounds) rounds = $3 }
-  function median(a, n,    i, j, t) {
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  END {
-    for (k in subjects) {
-      split(k, p, " ")
-      for (r = 1; r <= rounds; r++) {
-        v[r] = rate[p[1], p[2], r]
-        base = p[2]; sub(/^[a-z_]*/, "nextval", base)
-        q[r] = v[r] / rate[p[1], base, r]
-      }
-      m = median(v, rounds)
-      qm = median(q, rounds)
-      printf "| %s | %s | %.0f | %.2f (%.2f-%.2f) |\n", p[1], p[2], m, qm, q[1], q[rounds]
-    }
-  }' "$results" | sort -t'|' -k2,2n -k3,3
+median_ratio_table "$results" | sort -t'|' -k2,2n -k3,3
 
 echo
 echo "what next_id() waits on at 16 connections: pg_stat_activity sampled every 50 ms"

@@ -24,8 +24,8 @@
 # Prints one line a run (subject, connections, round, IDs/s), then the
 # median of each and its ratio to nextval.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 rounds=${ROUNDS:-3}
 secs=${SECS:-5}
 : "${SNOWFLAKE_TEST_POSTGRES:?run it through scripts/sql-test, which starts the servers}"
@@ -106,21 +106,4 @@ echo "ended $(date -u +%FT%TZ); $(uptime)"
 echo
 echo "| server | connections | subject | IDs/s, median of $rounds | of nextval in the same round: median (lowest-highest) |"
 echo "| --- | ---: | --- | ---: | ---: |"
-awk '
-  { rate[$1, $3, $2, $4] = $5; subjects[$1 " " $3 " " $2] = 1; if ($4 > rounds) rounds = $4 }
-  function median(a, n,    i, j, t) {
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  END {
-    for (k in subjects) {
-      split(k, p, " ")
-      for (r = 1; r <= rounds; r++) {
-        v[r] = rate[p[1], p[2], p[3], r]
-        q[r] = v[r] / rate[p[1], p[2], "nextval", r]
-      }
-      m = median(v, rounds)
-      qm = median(q, rounds)
-      printf "| %s | %s | %s | %.0f | %.2f (%.2f-%.2f) |\n", p[1], p[2], p[3], m, qm, q[1], q[rounds]
-    }
-  }' "$results" | sort -t'|' -k2,2 -k3,3n -k6,6r
+median_ratio_table "$results" | sort -t'|' -k2,2 -k3,3n -k6,6r

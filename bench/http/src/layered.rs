@@ -11,13 +11,11 @@
 
 use std::time::{Duration, Instant};
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::MatchedPath;
 use axum::http::{Request, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -77,7 +75,9 @@ async fn main() {
         let recorder = metrics_exporter_prometheus::PrometheusBuilder::new()
             .set_buckets_for_metric(
                 metrics_exporter_prometheus::Matcher::Full("http_request_duration_seconds".into()),
-                &[0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+                &[
+                    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                ],
             )
             .map(|b| b.build_recorder());
         if let Ok(recorder) = recorder {
@@ -85,7 +85,7 @@ async fn main() {
         }
     }
 
-    let mut app = Router::new().route("/hello", get(|| async { "hello, world\n" }));
+    let mut app = snowflake_http_bench::hello();
     // Innermost first, as in snowflake_server::app().
     if on("record") {
         app = app.layer(middleware::from_fn(record));
@@ -108,15 +108,5 @@ async fn main() {
     if on("problem") {
         app = app.layer(middleware::from_fn(problem));
     }
-    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
-        Ok(listener) => listener,
-        Err(err) => {
-            eprintln!("cannot listen on 127.0.0.1:{port}: {err}");
-            std::process::exit(1);
-        }
-    };
-    if let Err(err) = axum::serve(listener, app).await {
-        eprintln!("serve failed: {err}");
-        std::process::exit(1);
-    }
+    snowflake_http_bench::serve(port, app).await;
 }

@@ -5,9 +5,6 @@
 //!
 //! Usage: `bare-hello PORT` — listens on 127.0.0.1:PORT until killed.
 
-use axum::Router;
-use axum::routing::get;
-
 #[tokio::main]
 async fn main() {
     let port: u16 = match std::env::args().nth(1).map(|p| p.parse()) {
@@ -17,16 +14,5 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let app = Router::new().route("/hello", get(|| async { "hello, world\n" }));
-    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
-        Ok(listener) => listener,
-        Err(err) => {
-            eprintln!("cannot listen on 127.0.0.1:{port}: {err}");
-            std::process::exit(1);
-        }
-    };
-    if let Err(err) = axum::serve(listener, app).await {
-        eprintln!("serve failed: {err}");
-        std::process::exit(1);
-    }
+    snowflake_http_bench::serve(port, snowflake_http_bench::hello()).await;
 }

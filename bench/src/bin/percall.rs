@@ -5,9 +5,11 @@
 //! percall ours-cached|ours-system|ours-tsc|ferroid|snowflaked|rs-snowflake COUNT
 //! ```
 //!
-//! Each loop is a function of its own (`run_*`) so that callgrind counts only
-//! it (`--toggle-collect`), not the clock threads that ours and ferroid start,
-//! whose work grows with the (slowed-down) running time, not with the calls.
+//! The loop is `run_calls`, one copy per generator, so that callgrind counts
+//! only it (`--toggle-collect`), not the generator's construction (the
+//! time-stamp counter's calibration among it, whose instructions vary from
+//! run to run) nor the clock threads that ours and ferroid start, whose work
+//! grows with the (slowed-down) running time, not with the calls.
 //! Under callgrind a call takes about a microsecond, so no generator here ever
 //! uses up a millisecond's 4,096 IDs and waits: what is counted is the fast path.
 
@@ -16,51 +18,13 @@ use std::process::ExitCode;
 
 use snowflake_bench::{Ferroid, OursCached, OursSystem, OursTsc, RsSnowflake, Snowflaked, Subject};
 
+/// `n` calls of `call` on `generator`, each result kept from the optimiser.
+/// The generator is moved in, a local of the loop as it would be of a
+/// caller's (behind a reference, it costs an instruction a call more).
 #[inline(never)]
-fn run_ours_cached(n: u64) {
-    let generator = OursCached::generator();
+fn run_calls<G, T>(n: u64, mut generator: G, call: impl Fn(&mut G) -> T) {
     for _ in 0..n {
-        black_box(generator.next_id().ok());
-    }
-}
-
-#[inline(never)]
-fn run_ours_system(n: u64) {
-    let OursSystem(generator) = OursSystem::build();
-    for _ in 0..n {
-        black_box(generator.next_id().ok());
-    }
-}
-
-#[inline(never)]
-fn run_ours_tsc(n: u64) {
-    let generator = OursTsc::generator();
-    for _ in 0..n {
-        black_box(generator.next_id().ok());
-    }
-}
-
-#[inline(never)]
-fn run_ferroid(n: u64) {
-    let generator = Ferroid::generator();
-    for _ in 0..n {
-        black_box(generator.next_id(Ferroid::backoff).to_raw());
-    }
-}
-
-#[inline(never)]
-fn run_snowflaked(n: u64) {
-    let generator = Snowflaked::generator();
-    for _ in 0..n {
-        black_box(generator.generate::<i64>());
-    }
-}
-
-#[inline(never)]
-fn run_rs_snowflake(n: u64) {
-    let mut generator = RsSnowflake::generator();
-    for _ in 0..n {
-        black_box(generator.real_time_generate());
+        black_box(call(&mut generator));
     }
 }
 
@@ -74,17 +38,14 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     match which.as_str() {
-        "ours-cached" => run_ours_cached(n),
-        "ours-system" => run_ours_system(n),
-        "ours-tsc" => {
-            // Calibrate the counter (up to 200 ms of timing loops) outside
-            // the counted loop: its instructions vary from run to run.
-            drop(OursTsc::generator());
-            run_ours_tsc(n)
-        }
-        "ferroid" => run_ferroid(n),
-        "snowflaked" => run_snowflaked(n),
-        "rs-snowflake" => run_rs_snowflake(n),
+        "ours-cached" => run_calls(n, OursCached::generator(), |g| g.next_id().ok()),
+        "ours-system" => run_calls(n, OursSystem::build().0, |g| g.next_id().ok()),
+        "ours-tsc" => run_calls(n, OursTsc::generator(), |g| g.next_id().ok()),
+        "ferroid" => run_calls(n, Ferroid::generator(), |g| {
+            g.next_id(Ferroid::backoff).to_raw()
+        }),
+        "snowflaked" => run_calls(n, Snowflaked::generator(), |g| g.generate::<i64>()),
+        "rs-snowflake" => run_calls(n, RsSnowflake::generator(), |g| g.real_time_generate()),
         _ => {
             eprintln!("unknown generator {which}");
             return ExitCode::from(2);

@@ -50,16 +50,6 @@ def best_ns(run: Callable[[int], int], calls: int, rounds: int) -> float:
     return best
 
 
-def ours_one(gen: sf.Generator) -> Callable[[int], int]:
-    def run(n: int) -> int:
-        next_id = gen.next_id
-        for _ in range(n):
-            next_id()
-        return n
-
-    return run
-
-
 def ours_batch(gen: sf.Generator) -> Callable[[int], int]:
     def run(n: int) -> int:
         for _ in range(n):
@@ -93,16 +83,6 @@ def snowflake_id_batch(gen: Iterator[int | None]) -> Callable[[int], int]:
     return run
 
 
-def sonyflake_one(peer: sonyflake.Sonyflake) -> Callable[[int], int]:
-    def run(n: int) -> int:
-        next_id = peer.next_id
-        for _ in range(n):
-            next_id()
-        return n
-
-    return run
-
-
 def sonyflake_batch(peer: sonyflake.Sonyflake) -> Callable[[int], int]:
     def run(n: int) -> int:
         for _ in range(n):
@@ -113,12 +93,27 @@ def sonyflake_batch(peer: sonyflake.Sonyflake) -> Callable[[int], int]:
 
 
 def repeat(call: Callable[[], object]) -> Callable[[int], int]:
+    """`call` made n times: a bound method (`gen.next_id`) or a lambda."""
+
     def run(n: int) -> int:
+        call_ = call  # a local, not a closure's cell, in the loop
         for _ in range(n):
-            call()
+            call_()
         return n
 
     return run
+
+
+def sonyflake_in_ms(bits_sequence: int, bits_machine_id: int) -> sonyflake.Sonyflake:
+    """sonyflake as machine 1 in 1 ms ticks from Twitter's epoch, with the
+    widths given."""
+    return sonyflake.Sonyflake(
+        start_time=EPOCH,
+        machine_id=1,
+        bits_sequence=bits_sequence,
+        bits_machine_id=bits_machine_id,
+        time_unit=timedelta(milliseconds=1),
+    )
 
 
 def per_second(issue: Callable[[], int], seconds: float) -> float:
@@ -143,23 +138,17 @@ def main() -> None:
     ours = sf.Generator(layout=wide, machine=1)
     ours_tsc = sf.Generator(layout=wide, machine=1, clock="tsc")
     peer_id = snowflake.SnowflakeGenerator(1, epoch=TWITTER.epoch_ms)
-    peer_sony = sonyflake.Sonyflake(
-        start_time=EPOCH,
-        machine_id=1,
-        bits_sequence=21,
-        bits_machine_id=1,
-        time_unit=timedelta(milliseconds=1),
-    )
+    peer_sony = sonyflake_in_ms(bits_sequence=21, bits_machine_id=1)
     an_id = sf.compose(WHEN_MS, machine=1, sequence=5)
     nan = float("nan")
 
     rows: list[tuple[str, float, float, float, float]] = [
         (
             "`next_id()`, one call",
-            best_ns(ours_one(ours), calls, rounds),
-            best_ns(ours_one(ours_tsc), calls, rounds),
+            best_ns(repeat(ours.next_id), calls, rounds),
+            best_ns(repeat(ours_tsc.next_id), calls, rounds),
             best_ns(snowflake_id_one(peer_id), calls, rounds),
-            best_ns(sonyflake_one(peer_sony), calls, rounds),
+            best_ns(repeat(peer_sony.next_id), calls, rounds),
         ),
         (
             "a batch of 4,096, per ID",
@@ -221,17 +210,11 @@ def main() -> None:
     twitter = sf.Generator(machine=1)
     sony_preset = sf.Generator(layout="sonyflake", machine=1)
     peer_id_twitter = snowflake.SnowflakeGenerator(2, epoch=TWITTER.epoch_ms)
-    peer_sony_twitter = sonyflake.Sonyflake(
-        start_time=EPOCH,
-        machine_id=1,
-        bits_sequence=12,
-        bits_machine_id=10,
-        time_unit=timedelta(milliseconds=1),
-    )
+    peer_sony_twitter = sonyflake_in_ms(bits_sequence=12, bits_machine_id=10)
     peer_sony_default = sonyflake.Sonyflake(start_time=datetime(2014, 9, 1, tzinfo=timezone.utc), machine_id=1)
     ceilings = [
         ("twitter: `next_ids(4096)`", per_second(lambda: len(twitter.next_ids(4096)), seconds), TWITTER),
-        ("twitter: `next_id()`", per_second(lambda: ours_one(twitter)(4096), seconds), TWITTER),
+        ("twitter: `next_id()`", per_second(lambda: repeat(twitter.next_id)(4096), seconds), TWITTER),
         (
             "twitter: snowflake-id, `next()` until 4,096",
             per_second(lambda: snowflake_id_batch(peer_id_twitter)(1), seconds),

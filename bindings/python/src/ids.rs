@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyTuple};
-use snowflake::{Bounds, Clock, Id, SystemClock, TextForm};
+use snowflake::{Bounds, Id, TextForm};
 
 use crate::errors::Result;
 use crate::input;
@@ -27,10 +27,7 @@ pub(crate) fn compose(
     fields: Option<&Bound<'_, PyDict>>,
 ) -> Result<u64> {
     let layout = layout::resolve(layout)?;
-    let timestamp_ms = match timestamp {
-        Some(timestamp) => input::time(timestamp, "timestamp")?,
-        None => SystemClock.now_ms(),
-    };
+    let timestamp_ms = input::time_or_now(timestamp, "timestamp")?;
     let fields = input::fields(&layout, fields)?;
     Ok(layout
         .compose(timestamp_ms, &input::borrowed(&fields))?

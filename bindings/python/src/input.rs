@@ -8,7 +8,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDateTime, PyDict, PyString};
-use snowflake::{Error, Id, Layout};
+use snowflake::{Clock, Error, Id, Layout, SystemClock};
 
 use crate::dates;
 use crate::errors::{Fault, Result};
@@ -31,6 +31,14 @@ pub(crate) fn time(value: &Bound<'_, PyAny>, field: &'static str) -> Result<i64>
         return dates::from_datetime(datetime, field);
     }
     Ok(snowflake_io::parse_time(field, &text(value)?)?)
+}
+
+/// A time as `time` reads it, or the system clock's now for `None`.
+pub(crate) fn time_or_now(value: Option<&Bound<'_, PyAny>>, field: &'static str) -> Result<i64> {
+    match value {
+        Some(value) => time(value, field),
+        None => Ok(SystemClock.now_ms()),
+    }
 }
 
 /// A time as text, for the parsers that take text only (a layout's epoch).

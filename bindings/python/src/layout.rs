@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use snowflake::{Clock, Layout, SystemClock};
+use snowflake::Layout;
 
 use crate::dates;
 use crate::errors::Result;
@@ -185,10 +185,7 @@ impl PyLayout {
         py: Python<'py>,
         now: Option<&Bound<'py, PyAny>>,
     ) -> Result<Bound<'py, PyAny>> {
-        let now_ms = match now {
-            Some(now) => input::time(now, "now")?,
-            None => SystemClock.now_ms(),
-        };
+        let now_ms = input::time_or_now(now, "now")?;
         json::to_python(py, &self.layout.time_left(now_ms))
     }
 

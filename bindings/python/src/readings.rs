@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use snowflake::{Clock, Id, Layout, Readings, SystemClock};
+use snowflake::{Id, Layout, Readings};
 
 use crate::decoded::PyDecoded;
 use crate::errors::Result;
@@ -100,10 +100,7 @@ pub(crate) fn readings(
     now: Option<&Bound<'_, PyAny>>,
 ) -> Result<Vec<PyReading>> {
     let id = input::id(id)?;
-    let now_ms = match now {
-        Some(now) => input::time(now, "now")?,
-        None => SystemClock.now_ms(),
-    };
+    let now_ms = input::time_or_now(now, "now")?;
     let presets = layout::preset_layouts();
     let all = Readings::new(presets, id, now_ms);
     Ok(all

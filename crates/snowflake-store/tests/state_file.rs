@@ -3,9 +3,11 @@
 
 use std::sync::Arc;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use snowflake::{Clock, ErrorKind, Generator, Id, Layout, ManualClock, MarkStore};
+use snowflake::{
+    Clock, ErrorKind, Generator, GeneratorBuilder, Id, Layout, ManualClock, MarkStore,
+};
 use snowflake_store::FileMarkStore;
 
 /// A fresh, empty directory for one test, named after it and this process.
@@ -16,15 +18,21 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A builder of `layout`'s generator on `clock`, its mark in the state file
+/// at `path`.
+fn on_file<'a, C: Clock>(layout: Layout, clock: C, path: &Path) -> GeneratorBuilder<'a, C> {
+    Generator::builder(layout)
+        .clock(clock)
+        .store(FileMarkStore::new(path))
+}
+
 #[test]
 fn restart_from_the_state_file_never_goes_back() {
     let dir = temp_dir("restart");
     let path = dir.join("mark");
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let build = || {
-        Generator::builder(Layout::twitter())
-            .clock(clock.clone())
-            .store(FileMarkStore::new(&path))
+        on_file(Layout::twitter(), clock.clone(), &path)
             .reserve_ms(1000)
             .build()
     };
@@ -100,10 +108,7 @@ fn the_builder_opens_the_store_for_its_layout_and_for_itself_alone() {
     let dir = temp_dir("opened");
     let path = dir.join("mark");
     let build = |layout: Layout| {
-        Generator::builder(layout)
-            .clock(Arc::new(ManualClock::new(1_700_000_000_000)))
-            .store(FileMarkStore::new(&path))
-            .build()
+        on_file(layout, Arc::new(ManualClock::new(1_700_000_000_000)), &path).build()
     };
     let first = build(Layout::twitter()).unwrap();
     first.next_id().unwrap();
@@ -146,9 +151,7 @@ fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops
     let start = 1_700_000_000_000;
     let layout = Layout::twitter();
     let first_clock = Arc::new(ManualClock::new(start));
-    let first = Generator::builder(layout.clone())
-        .clock(first_clock.clone())
-        .store(FileMarkStore::new(&path))
+    let first = on_file(layout.clone(), first_clock.clone(), &path)
         .reserve_ms(1000)
         .build()
         .unwrap();
@@ -160,9 +163,7 @@ fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops
     // The second starts at once, its clock behind the first's mark: it
     // waits the mark out, then issues above it.
     let second_clock = Arc::new(ManualClock::new(start + 10));
-    let second = Generator::builder(layout.clone())
-        .clock(second_clock.clone())
-        .store(FileMarkStore::new(&path))
+    let second = on_file(layout.clone(), second_clock.clone(), &path)
         .reserve_ms(1000)
         .build()
         .unwrap();
@@ -247,11 +248,7 @@ fn a_generator_whose_mark_moves_while_it_waits_refuses_to_start() {
         clock: ManualClock::new(start),
         during: || std::fs::write(&path, &later).unwrap(),
     };
-    let err = Generator::builder(layout.clone())
-        .clock(clock)
-        .store(FileMarkStore::new(&path))
-        .build()
-        .unwrap_err();
+    let err = on_file(layout.clone(), clock, &path).build().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StoreInUse);
     assert!(
         err.to_string()
@@ -264,11 +261,7 @@ fn a_generator_whose_mark_moves_while_it_waits_refuses_to_start() {
         clock: ManualClock::new(start),
         during: || (),
     };
-    let generator = Generator::builder(layout)
-        .clock(quiet)
-        .store(FileMarkStore::new(&path))
-        .build()
-        .unwrap();
+    let generator = on_file(layout, quiet, &path).build().unwrap();
     assert!(generator.next_id().is_ok());
     drop(generator);
     std::fs::remove_dir_all(&dir).unwrap();

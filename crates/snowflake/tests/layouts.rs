@@ -95,54 +95,84 @@ fn twitter_limits_both_ways() {
 /// IDs with decodings published by their owners or in other projects' docs.
 #[test]
 fn published_ids_decode_as_published() {
-    let twitter = Layout::twitter();
-    // Wikipedia's example tweet ID.
-    let d = twitter.decode(Id::new(1541815603606036480)).unwrap();
-    assert_eq!(d.time().to_string(), "2022-06-28T16:07:40.105Z");
-    assert_eq!(
-        d.fields().collect::<Vec<_>>(),
-        [("datacenter", 11), ("machine", 26), ("sequence", 0)]
-    );
-    // Twitter's developer docs: tweet 1212092628029698048 was posted
-    // "Tue Dec 31 19:26:16 +0000 2019"; its ID says 19:26:16.771.
-    let d = twitter.decode(Id::new(1212092628029698048)).unwrap();
-    assert_eq!(d.time().to_string(), "2019-12-31T19:26:16.771Z");
-    // Discord's documentation example.
-    let discord = Layout::discord();
-    let d = discord.decode(Id::new(175928847299117063)).unwrap();
-    assert_eq!(d.timestamp_ms(), 1462015105796);
-    assert_eq!(d.time().to_string(), "2016-04-30T11:18:25.796Z");
-    assert_eq!(
-        d.fields().collect::<Vec<_>>(),
-        [("worker", 1), ("process", 0), ("increment", 7)]
-    );
-    // Discord's API docs: user ID 80351110224678912, made 2015-08-10.
-    let d = discord.decode(Id::new(80351110224678912)).unwrap();
-    assert_eq!(d.time().to_string(), "2015-08-10T17:26:37.529Z");
-    // Sonyflake's README: the ID's upper bits are 10 ms units since 2014-09-01.
-    let sony = Layout::sonyflake();
-    let id = sony
-        .compose(
+    type Fields = &'static [(&'static str, u64)];
+    // The layout, the ID, its Unix millisecond and time, and its fields
+    // where they were published.
+    let published: [(Layout, u64, i64, &str, Option<Fields>); 5] = [
+        // Wikipedia's example tweet ID.
+        (
+            Layout::twitter(),
+            1541815603606036480,
+            1656432460105,
+            "2022-06-28T16:07:40.105Z",
+            Some(&[("datacenter", 11), ("machine", 26), ("sequence", 0)]),
+        ),
+        // Twitter's developer docs: tweet 1212092628029698048 was posted
+        // "Tue Dec 31 19:26:16 +0000 2019"; its ID says 19:26:16.771.
+        (
+            Layout::twitter(),
+            1212092628029698048,
+            1577820376771,
+            "2019-12-31T19:26:16.771Z",
+            None,
+        ),
+        // Discord's documentation example.
+        (
+            Layout::discord(),
+            175928847299117063,
+            1462015105796,
+            "2016-04-30T11:18:25.796Z",
+            Some(&[("worker", 1), ("process", 0), ("increment", 7)]),
+        ),
+        // Discord's API docs: user ID 80351110224678912, made 2015-08-10.
+        (
+            Layout::discord(),
+            80351110224678912,
+            1439227597529,
+            "2015-08-10T17:26:37.529Z",
+            None,
+        ),
+        // Mastodon: 48 bits of Unix ms and 16 bits of sequence.
+        (
+            Layout::mastodon(),
+            109_372_843_387_334_656,
+            109_372_843_387_334_656 >> 16,
+            "2022-11-19T22:32:26.413Z",
+            None,
+        ),
+    ];
+    for (layout, id, ms, time, fields) in published {
+        let d = layout.decode(Id::new(id)).unwrap();
+        let under = format!("{id} under {}", layout.name());
+        assert_eq!(d.timestamp_ms(), ms, "{under}");
+        assert_eq!(d.time().to_string(), time, "{under}");
+        if let Some(fields) = fields {
+            assert_eq!(d.fields().collect::<Vec<_>>(), fields, "{under}");
+        }
+    }
+    // Composed from what was published: the layout, the Unix millisecond,
+    // the fields, and the ID's bits.
+    let composed: [(Layout, i64, Fields, u64); 2] = [
+        // Sonyflake's README: the ID's upper bits are 10 ms units since 2014-09-01.
+        (
+            Layout::sonyflake(),
             1409529600000 + 12_345_670,
             &[("sequence", 3), ("machine", 258)],
-        )
-        .unwrap();
-    assert_eq!(id.get(), (1_234_567u64 << 24) | (3 << 16) | 258);
-    // Instagram's engineering blog: 41 bits of ms since their epoch, 13-bit
-    // shard 1341, 10-bit sequence 7.
-    let insta = Layout::instagram();
-    let id = insta
-        .compose(
+            (1_234_567u64 << 24) | (3 << 16) | 258,
+        ),
+        // Instagram's engineering blog: 41 bits of ms since their epoch,
+        // 13-bit shard 1341, 10-bit sequence 7.
+        (
+            Layout::instagram(),
             1314220021721 + 1387263000,
             &[("shard", 1341), ("sequence", 7)],
-        )
-        .unwrap();
-    assert_eq!(id.get(), (1387263000u64 << 23) | (1341 << 10) | 7);
-    // Mastodon: 48 bits of Unix ms and 16 bits of sequence.
-    let masto = Layout::mastodon();
-    let d = masto.decode(Id::new(109_372_843_387_334_656)).unwrap();
-    assert_eq!(d.timestamp_ms(), 109_372_843_387_334_656 >> 16);
-    assert_eq!(d.time().to_string(), "2022-11-19T22:32:26.413Z");
+            (1387263000u64 << 23) | (1341 << 10) | 7,
+        ),
+    ];
+    for (layout, ms, fields, bits) in composed {
+        let id = layout.compose(ms, fields).unwrap();
+        assert_eq!(id.get(), bits, "{ms} under {}", layout.name());
+    }
 }
 
 #[test]

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use snowflake::{Clock, ErrorKind, Generator, Layout, ManualClock};
+use snowflake::{Clock, ErrorKind, Generator, Id, Layout, ManualClock};
 
-use crate::support::{MemStore, on_manual_clock};
+use crate::support::{MemStore, next_time, on_manual_clock};
 
 /// A restart whose clock is behind the stored mark: the allowance (tolerance
 /// plus reserve window) and the size in the error are milliseconds.
@@ -39,11 +39,7 @@ fn restart_behind_the_mark_is_measured_in_milliseconds() {
     let (generator, clock) = build(start + 5);
     let generator = generator.unwrap();
     assert_eq!(clock.now_ms(), start + 40);
-    let id = generator.next_id().unwrap();
-    assert_eq!(
-        Layout::sonyflake().decode(id).unwrap().timestamp_ms(),
-        start + 40
-    );
+    assert_eq!(next_time(&generator), start + 40);
 }
 
 /// After a restart every sequence number of the mark's unit counts as
@@ -58,12 +54,23 @@ fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
     let (builder, clock) = on_manual_clock(layout.clone(), mark + 20);
     let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     clock.set(mark_unit_start);
-    let id = generator.next_id().unwrap();
-    let time = layout.decode(id).unwrap().timestamp_ms();
+    let time = next_time(&generator);
     assert!(
         time > mark,
         "an ID at {time} ms, in the unit of the mark ({mark} ms) issued before the restart"
     );
+}
+
+/// Twitter's generator on a manual clock at `start`, reserving 10 ms windows
+/// in a store in memory, after its first ID, which wrote the first mark
+/// (checked): the generator, its clock and store, and that ID.
+fn first_id_marked(start: i64) -> (Generator<Arc<ManualClock>>, Arc<ManualClock>, MemStore, Id) {
+    let store = MemStore::default();
+    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
+    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
+    let first = generator.next_id().unwrap();
+    assert_eq!(store.mark(), Some(start + 10));
+    (generator, clock, store, first)
 }
 
 /// The mark is written before any ID in its window is issued: when it cannot
@@ -72,11 +79,7 @@ fn the_marks_unit_is_used_up_after_a_restart_whatever_the_sequences_place() {
 #[test]
 fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
     let start = 1_700_000_000_000;
-    let store = MemStore::default();
-    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
-    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
-    let first = generator.next_id().unwrap();
-    assert_eq!(store.mark(), Some(start + 10));
+    let (generator, clock, store, first) = first_id_marked(start);
     store.fail(true);
     // Within the written mark, past half the window: the top-up fails quietly.
     clock.set(start + 8);
@@ -107,11 +110,7 @@ fn a_failing_mark_store_stops_issuing_and_issues_nothing() {
 #[test]
 fn the_mark_is_topped_up_at_half_the_window() {
     let start = 1_700_000_000_000;
-    let store = MemStore::default();
-    let (builder, clock) = on_manual_clock(Layout::twitter(), start);
-    let generator = builder.reserve_ms(10).store(store.clone()).build().unwrap();
-    generator.next_id().unwrap();
-    assert_eq!(store.mark(), Some(start + 10));
+    let (generator, clock, store, _) = first_id_marked(start);
     // Less than half the window used: no write.
     clock.set(start + 5);
     generator.next_id().unwrap();
@@ -161,8 +160,7 @@ fn after_a_restart_a_clock_set_back_stays_above_the_mark() {
     // It waited until past the mark.
     assert_eq!(clock.now_ms(), mark + 1);
     clock.set(mark - 4);
-    let id = generator.next_id().unwrap();
-    let time = Layout::twitter().decode(id).unwrap().timestamp_ms();
+    let time = next_time(&generator);
     assert!(time > mark, "issued at {time}, the mark is {mark}");
     assert_eq!(generator.stats().issued, 1);
 }
@@ -182,9 +180,7 @@ fn a_store_in_an_arc_is_read_and_written_through() {
         .unwrap();
     // Read through the Arc: the start waited until past the mark.
     assert_eq!(clock.now_ms(), mark + 1);
-    let id = generator.next_id().unwrap();
-    let time = Layout::twitter().decode(id).unwrap().timestamp_ms();
-    assert_eq!(time, mark + 1);
+    assert_eq!(next_time(&generator), mark + 1);
     // Written through the Arc.
     assert_eq!(store.mark(), Some(mark + 11));
 }
@@ -197,11 +193,7 @@ fn a_restart_in_the_marks_unit_waits_for_the_next() {
     let (builder, clock) = on_manual_clock(Layout::twitter(), mark);
     let generator = builder.store(MemStore::with_mark(mark)).build().unwrap();
     assert_eq!(clock.now_ms(), mark + 1);
-    let id = generator.next_id().unwrap();
-    assert_eq!(
-        Layout::twitter().decode(id).unwrap().timestamp_ms(),
-        mark + 1
-    );
+    assert_eq!(next_time(&generator), mark + 1);
 }
 
 /// On a 10 ms tick the stored mark is the last millisecond of the reserved

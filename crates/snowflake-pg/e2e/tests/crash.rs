@@ -1,4 +1,4 @@
-use crate::support::{ITEMS, NODE, Server, assert_node, ids, inserts, selects};
+use crate::support::{ITEMS, NODE, Server, assert_all_above};
 
 /// Clients insert (committing each row) and select IDs in transactions
 /// that never commit; the postmaster and its processes are killed with
@@ -8,26 +8,8 @@ use crate::support::{ITEMS, NODE, Server, assert_node, ids, inserts, selects};
 fn kill_9_mid_load_then_every_new_id_is_above_every_id_handed_out() {
     let server = Server::new(&[NODE]);
     server.sql(ITEMS);
-    let mut clients = Vec::new();
-    for c in 0..4 {
-        clients.push(server.client("postgres", inserts(c, 1_000_000)));
-        clients.push(server.client("postgres", selects(1_000_000, true)));
-    }
     // Mid-load: the uncommitted SELECTs are under way when rows are.
-    server.wait_for("(SELECT count(*) FROM items) >= 5000");
-    server.kill9();
-    let mut seen = Vec::new();
-    for client in clients {
-        let done = client.finish();
-        assert!(!done.ok, "a client outlived the crash");
-        seen.extend(ids(&done.lines));
-    }
-    assert!(
-        seen.len() > 1_000,
-        "too few IDs before the crash: {}",
-        seen.len()
-    );
-    let highest = *seen.iter().max().unwrap();
+    let highest = server.kill9_mid_load(server.load(true));
 
     server.start().expect("the server restarts after the crash");
     // A row may have committed whose ID never reached its client: handed
@@ -35,13 +17,7 @@ fn kill_9_mid_load_then_every_new_id_is_above_every_id_handed_out() {
     let committed: u64 = server.sql("SELECT max(id) FROM items").parse().unwrap();
     let highest = highest.max(committed);
     let after: Vec<u64> = (0..20).map(|_| server.next_id()).collect();
-    for id in after {
-        assert_node(id);
-        assert!(
-            id > highest,
-            "{id} after a crash, at or below {highest} handed out before"
-        );
-    }
+    assert_all_above(&after, highest, "after a crash");
 }
 
 /// The same after a clean stop and start: the first ID after the start is

@@ -1,4 +1,4 @@
-use crate::support::{NODE, Server};
+use crate::support::{NODE, Server, assert_mentions};
 
 /// next_id() is VOLATILE and PARALLEL UNSAFE, but a function declared
 /// PARALLEL SAFE that calls it brings it into a parallel plan, where the
@@ -25,13 +25,14 @@ fn next_id_in_a_parallel_operation_is_refused_every_time() {
          EXCEPTION WHEN undefined_object THEN SET force_parallel_mode = on; END $$; \
          SELECT wrapped()",
     );
-    for needed in [
-        "snowflake.next_id()",
-        "parallel operation",
-        "PARALLEL UNSAFE",
-    ] {
-        assert!(err.contains(needed), "{needed} not in: {err}");
-    }
+    assert_mentions(
+        &err,
+        &[
+            "snowflake.next_id()",
+            "parallel operation",
+            "PARALLEL UNSAFE",
+        ],
+    );
     // Outside a parallel plan the same function issues.
     server.sql("SELECT wrapped()");
 }
@@ -45,13 +46,14 @@ fn an_unlogged_mark_is_refused_until_it_is_logged_again() {
     let server = Server::new(&[NODE]);
     server.sql("ALTER SEQUENCE snowflake_internal.mark SET UNLOGGED");
     let err = server.sql_err("SELECT snowflake.next_id()");
-    for needed in [
-        "snowflake_internal.mark",
-        "not LOGGED",
-        "ALTER SEQUENCE snowflake_internal.mark SET LOGGED",
-    ] {
-        assert!(err.contains(needed), "{needed} not in: {err}");
-    }
+    assert_mentions(
+        &err,
+        &[
+            "snowflake_internal.mark",
+            "not LOGGED",
+            "ALTER SEQUENCE snowflake_internal.mark SET LOGGED",
+        ],
+    );
     server.sql("ALTER SEQUENCE snowflake_internal.mark SET LOGGED");
     server.next_id();
 }
@@ -70,8 +72,6 @@ fn a_database_not_in_utf8_is_refused_at_create_extension() {
         let err = server
             .psql("postgres", &db, "CREATE EXTENSION snowflake")
             .unwrap_err();
-        for needed in ["UTF8", encoding] {
-            assert!(err.contains(needed), "{needed} not in: {err}");
-        }
+        assert_mentions(&err, &["UTF8", encoding]);
     }
 }

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use crate::support::{ITEMS, NODE, Server, SkewedClock, assert_node, ids, inserts, selects};
+use crate::support::{ITEMS, NODE, Server, SkewedClock, assert_all_above};
 
 /// A primary and a streaming standby (pg_basebackup, primary_conninfo) on
 /// loopback. The standby refuses to issue; the primary is killed with
@@ -14,23 +14,7 @@ fn a_promoted_standby_issues_above_everything_the_primary_handed_out() {
     let err = standby.sql_err("SELECT snowflake.next_id()");
     assert!(err.contains("standby"), "{err}");
 
-    let mut clients = Vec::new();
-    for c in 0..4 {
-        clients.push(primary.client("postgres", inserts(c, 1_000_000)));
-        clients.push(primary.client("postgres", selects(1_000_000, false)));
-    }
-    primary.wait_for("(SELECT count(*) FROM items) >= 5000");
-    primary.kill9();
-    let mut seen = Vec::new();
-    for client in clients {
-        seen.extend(ids(&client.finish().lines));
-    }
-    assert!(
-        seen.len() > 1_000,
-        "too few IDs before the crash: {}",
-        seen.len()
-    );
-    let highest = *seen.iter().max().unwrap();
+    let highest = primary.kill9_mid_load(primary.load(true));
 
     standby.promote();
     let out = standby.sql(
@@ -41,13 +25,7 @@ fn a_promoted_standby_issues_above_everything_the_primary_handed_out() {
         .map(|l| l.parse::<i64>().unwrap() as u64)
         .collect();
     assert_eq!(after.len(), 1000);
-    for id in after {
-        assert_node(id);
-        assert!(
-            id > highest,
-            "{id} from the promoted standby, at or below {highest} from the primary"
-        );
-    }
+    assert_all_above(&after, highest, "from the promoted standby");
 }
 
 /// The case the mark cannot cover alone: a standby that stopped receiving
@@ -71,18 +49,10 @@ fn a_standby_that_missed_the_last_marks_with_a_clock_behind_still_issues_above()
     standby.reload();
     std::thread::sleep(Duration::from_millis(500));
 
-    let clients: Vec<_> = (0..4)
-        .map(|c| primary.client("postgres", inserts(c, 1_000_000)))
-        .collect();
+    let clients = primary.load(false);
     // Past the standby's last mark: more than a reserve window of IDs.
     std::thread::sleep(Duration::from_millis(2_500));
-    primary.wait_for("(SELECT count(*) FROM items) >= 5000");
-    primary.kill9();
-    let mut seen = Vec::new();
-    for client in clients {
-        seen.extend(ids(&client.finish().lines));
-    }
-    let highest = *seen.iter().max().unwrap();
+    let highest = primary.kill9_mid_load(clients);
     let replayed: i64 = standby
         .sql("SELECT last_value FROM snowflake_internal.mark")
         .parse()
@@ -97,10 +67,5 @@ fn a_standby_that_missed_the_last_marks_with_a_clock_behind_still_issues_above()
     );
 
     standby.promote();
-    let id = standby.next_id();
-    assert_node(id);
-    assert!(
-        id > highest,
-        "{id} from the promoted standby, at or below {highest} from the primary"
-    );
+    assert_all_above(&[standby.next_id()], highest, "from the promoted standby");
 }

@@ -1,4 +1,4 @@
-use crate::support::{NODE, Server};
+use crate::support::{NODE, Server, assert_mentions};
 
 /// A server whose node was never set issues no ID, and says which
 /// settings to set: never node 0 by default.
@@ -6,14 +6,15 @@ use crate::support::{NODE, Server};
 fn a_forgotten_node_is_refused_naming_the_settings() {
     let server = Server::new(&[]);
     let err = server.sql_err("SELECT snowflake.next_id()");
-    for needed in [
-        "snowflake.fields",
-        "snowflake.layout",
-        "datacenter=N,machine=N",
-        "ALTER SYSTEM",
-    ] {
-        assert!(err.contains(needed), "{needed} not in: {err}");
-    }
+    assert_mentions(
+        &err,
+        &[
+            "snowflake.fields",
+            "snowflake.layout",
+            "datacenter=N,machine=N",
+            "ALTER SYSTEM",
+        ],
+    );
     // Nothing was issued, so nothing was marked.
     assert_eq!(
         server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake_internal.mark"),
@@ -94,13 +95,14 @@ fn a_node_not_named_in_full_is_refused_naming_the_missing_fields() {
     ] {
         let server = Server::new(&[&format!("snowflake.fields = '{fields}'")]);
         let err = server.sql_err("SELECT snowflake.next_id()");
-        for needed in [
-            &format!("snowflake.fields = '{fields}' {what}"),
-            "set every node field of snowflake.layout = 'twitter': datacenter and machine",
-            "datacenter=N,machine=N",
-        ] {
-            assert!(err.contains(needed), "{needed} not in: {err}");
-        }
+        assert_mentions(
+            &err,
+            &[
+                &format!("snowflake.fields = '{fields}' {what}"),
+                "set every node field of snowflake.layout = 'twitter': datacenter and machine",
+                "datacenter=N,machine=N",
+            ],
+        );
         assert_eq!(
             server.sql("SELECT last_value IS NULL OR NOT is_called FROM snowflake_internal.mark"),
             "t"
@@ -125,15 +127,16 @@ fn settings_changed_across_a_restart_are_refused_until_the_owner_adopts_them() {
     ]);
     server.start().unwrap();
     let err = server.sql_err("SELECT snowflake.next_id()");
-    for needed in [
-        "written under layout twitter",
-        "node datacenter=1,machine=7",
-        "runs under layout sonyflake",
-        "node machine=7",
-        "SELECT snowflake.adopt_settings()",
-    ] {
-        assert!(err.contains(needed), "{needed} not in: {err}");
-    }
+    assert_mentions(
+        &err,
+        &[
+            "written under layout twitter",
+            "node datacenter=1,machine=7",
+            "runs under layout sonyflake",
+            "node machine=7",
+            "SELECT snowflake.adopt_settings()",
+        ],
+    );
     let err = server
         .psql("app", "postgres", "SELECT snowflake.adopt_settings()")
         .unwrap_err();
@@ -153,13 +156,9 @@ fn settings_changed_across_a_restart_are_refused_until_the_owner_adopts_them() {
     server.configure(&["snowflake.fields = 'machine=8'"]);
     server.start().unwrap();
     let err = server.sql_err("SELECT snowflake.next_id()");
-    for needed in ["node machine=7", "node machine=8"] {
-        assert!(err.contains(needed), "{needed} not in: {err}");
-    }
+    assert_mentions(&err, &["node machine=7", "node machine=8"]);
     // The words are for messages; the fingerprint alone refuses.
     server.sql("DELETE FROM snowflake_internal.settings_text");
     let err = server.sql_err("SELECT snowflake.next_id()");
-    for needed in ["words were not kept", "node machine=8"] {
-        assert!(err.contains(needed), "{needed} not in: {err}");
-    }
+    assert_mentions(&err, &["words were not kept", "node machine=8"]);
 }

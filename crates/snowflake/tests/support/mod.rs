@@ -1,10 +1,10 @@
 //! What the rooms of the test binary share: a generator on a manual clock,
-//! a mark store in memory, and Twitter's epoch.
+//! the time of its next ID, a mark store in memory, and Twitter's epoch.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use snowflake::{Error, Generator, GeneratorBuilder, Layout, ManualClock, MarkStore};
+use snowflake::{Clock, Error, Generator, GeneratorBuilder, Layout, ManualClock, MarkStore};
 
 /// Twitter's epoch, the default layout's.
 pub const EPOCH: i64 = 1288834974657;
@@ -17,6 +17,13 @@ pub fn on_manual_clock<'a>(
 ) -> (GeneratorBuilder<'a, Arc<ManualClock>>, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(now_ms));
     (Generator::builder(layout).clock(clock.clone()), clock)
+}
+
+/// The Unix millisecond of the next ID `generator` issues, read under its
+/// layout.
+pub fn next_time<C: Clock>(generator: &Generator<C>) -> i64 {
+    let id = generator.next_id().unwrap();
+    generator.layout().decode(id).unwrap().timestamp_ms()
 }
 
 /// A mark store in memory that can be told to fail; clones share the mark.

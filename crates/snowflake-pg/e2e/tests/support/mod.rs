@@ -248,13 +248,15 @@ impl Server {
         }
     }
 
-    pub fn stop(&self) {
+    /// `pg_ctl` on this server's data directory, as the server's user.
+    fn pg_ctl(&self, args: &[&str]) -> Command {
         let mut pg_ctl = as_postgres("pg_ctl");
+        pg_ctl.arg("-D").arg(&self.data).args(args);
         pg_ctl
-            .arg("-D")
-            .arg(&self.data)
-            .args(["-m", "fast", "-w", "stop"]);
-        run(pg_ctl, "pg_ctl stop");
+    }
+
+    pub fn stop(&self) {
+        run(self.pg_ctl(&["-m", "fast", "-w", "stop"]), "pg_ctl stop");
         self.reap();
     }
 
@@ -286,6 +288,39 @@ impl Server {
         }
     }
 
+    /// Four clients inserting into `ITEMS` (each row committed) and, when
+    /// `selecting`, four taking IDs in transactions that never commit.
+    pub fn load(&self, selecting: bool) -> Vec<Client> {
+        let mut clients = Vec::new();
+        for c in 0..4 {
+            clients.push(self.client("postgres", inserts(c, 1_000_000)));
+            if selecting {
+                clients.push(self.client("postgres", selects(1_000_000, false)));
+            }
+        }
+        clients
+    }
+
+    /// `kill9` once `ITEMS` holds 5,000 rows, with `clients` still running:
+    /// every one of them is cut off. The highest ID any of them saw, of
+    /// more than 1,000.
+    pub fn kill9_mid_load(&self, clients: Vec<Client>) -> u64 {
+        self.wait_for("(SELECT count(*) FROM items) >= 5000");
+        self.kill9();
+        let mut seen = Vec::new();
+        for client in clients {
+            let done = client.finish();
+            assert!(!done.ok, "a client outlived the crash");
+            seen.extend(ids(&done.lines));
+        }
+        assert!(
+            seen.len() > 1_000,
+            "too few IDs before the crash: {}",
+            seen.len()
+        );
+        *seen.iter().max().unwrap()
+    }
+
     /// A standby of `primary`, from `pg_basebackup` with its
     /// `primary_conninfo` written (`-R`), on a port of its own, started.
     pub fn standby_of(primary: &Server, env: &[(&str, &str)]) -> Server {
@@ -311,18 +346,14 @@ impl Server {
 
     /// Makes the server read its configuration again (SIGHUP).
     pub fn reload(&self) {
-        let mut pg_ctl = as_postgres("pg_ctl");
-        pg_ctl.arg("-D").arg(&self.data).arg("reload");
-        run(pg_ctl, "pg_ctl reload");
+        run(self.pg_ctl(&["reload"]), "pg_ctl reload");
     }
 
     pub fn promote(&self) {
-        let mut pg_ctl = as_postgres("pg_ctl");
-        pg_ctl
-            .arg("-D")
-            .arg(&self.data)
-            .args(["-w", "-t", "60", "promote"]);
-        run(pg_ctl, "pg_ctl promote");
+        run(
+            self.pg_ctl(&["-w", "-t", "60", "promote"]),
+            "pg_ctl promote",
+        );
     }
 
     /// `psql` to a database as a user: output unaligned, without headers or
@@ -433,12 +464,11 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         if self.data.join("postmaster.pid").exists() {
-            let mut pg_ctl = as_postgres("pg_ctl");
-            pg_ctl
-                .arg("-D")
-                .arg(&self.data)
-                .args(["-m", "immediate", "-w", "stop"]);
-            let _ = pg_ctl.stdout(Stdio::null()).stderr(Stdio::null()).status();
+            let _ = self
+                .pg_ctl(&["-m", "immediate", "-w", "stop"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
         }
         self.reap();
         let _ = std::fs::remove_dir_all(&self.root);
@@ -555,6 +585,25 @@ pub fn assert_node(id: u64) {
         (Some(1), Some(7)),
         "{id} is not of node datacenter=1,machine=7"
     );
+}
+
+/// Checks that every ID of `after` is of the tests' node and above
+/// `highest`, the highest handed out before: `after` says whence they came.
+pub fn assert_all_above(ids: &[u64], highest: u64, after: &str) {
+    for &id in ids {
+        assert_node(id);
+        assert!(
+            id > highest,
+            "{id} {after}, at or below {highest} handed out before"
+        );
+    }
+}
+
+/// Checks that an error message says every one of `needed`.
+pub fn assert_mentions(err: &str, needed: &[&str]) {
+    for needed in needed {
+        assert!(err.contains(needed), "{needed} not in: {err}");
+    }
 }
 
 /// The path of a file of the repository.
