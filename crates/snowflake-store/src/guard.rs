@@ -256,7 +256,6 @@ mod tests {
         let fifo = dir.join("fifo");
         mkfifo(&fifo);
         within_seconds(5, move || options.open(&fifo).map(drop)).unwrap();
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -295,7 +294,6 @@ mod tests {
             !dir.join("nowhere").exists(),
             "the dangling link was followed"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// What another process wrote at a name it took first.
@@ -321,7 +319,6 @@ mod tests {
         for planted in &names[..3] {
             assert_eq!(fs::read_to_string(planted).unwrap(), SOMEONE_ELSES);
         }
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -339,7 +336,6 @@ mod tests {
             "{message}"
         );
         assert!(!names[4].exists(), "a fifth name was tried");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -362,7 +358,6 @@ mod tests {
             )),
             "{err}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -392,7 +387,6 @@ mod tests {
             )),
             "{err}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -405,7 +399,7 @@ mod tests {
         file.write_all(b"a").unwrap();
         let (b, _) = create_temp(&path).unwrap();
         assert_ne!(a, b);
-        assert_eq!(a.parent(), Some(dir.as_path()));
+        assert_eq!(a.parent(), Some(&*dir));
         assert_eq!(
             fs::metadata(&a).unwrap().permissions().mode() & 0o777,
             0o600
@@ -422,7 +416,6 @@ mod tests {
             .unwrap();
         assert_eq!(text, "41\n");
         assert!(open_existing(&dir.join("absent")).unwrap().is_none());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -442,7 +435,6 @@ mod tests {
         }
         assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
         assert!(!dir.join("nowhere").exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
