@@ -296,6 +296,14 @@ mod tests {
         );
     }
 
+    /// Asserts that `err` is the system's refusal to `what` at `path`: its
+    /// message names both, and the system's reason follows.
+    fn assert_failed(err: &Error, what: &str, path: &Path) {
+        let message = err.to_string();
+        let named = format!("high-water mark store: cannot {what} {}:", path.display());
+        assert!(message.starts_with(&named), "{message}");
+    }
+
     /// What another process wrote at a name it took first.
     const SOMEONE_ELSES: &str = "someone else's";
 
@@ -327,14 +335,7 @@ mod tests {
         let names = names_taken(&dir, 4);
         let mut next = names.clone().into_iter();
         let err = create_first_free(|| next.next().unwrap()).unwrap_err();
-        let message = err.to_string();
-        assert!(
-            message.starts_with(&format!(
-                "high-water mark store: cannot create a temporary file {}:",
-                names[3].display()
-            )),
-            "{message}"
-        );
+        assert_failed(&err, "create a temporary file", &names[3]);
         assert!(!names[4].exists(), "a fifth name was tried");
     }
 
@@ -351,12 +352,10 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(tries, 1, "tried again after {err}");
-        assert!(
-            err.to_string().starts_with(&format!(
-                "high-water mark store: cannot create a temporary file {}.1.tmp:",
-                missing.display()
-            )),
-            "{err}"
+        assert_failed(
+            &err,
+            "create a temporary file",
+            &missing.with_extension("1.tmp"),
         );
     }
 
@@ -380,13 +379,7 @@ mod tests {
         fs::write(&file, "x").unwrap();
         let below = file.join("mark");
         let err = regular_or_absent(&below).unwrap_err();
-        assert!(
-            err.to_string().starts_with(&format!(
-                "high-water mark store: cannot look at {}:",
-                below.display()
-            )),
-            "{err}"
-        );
+        assert_failed(&err, "look at", &below);
     }
 
     #[cfg(unix)]
