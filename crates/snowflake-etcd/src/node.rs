@@ -512,6 +512,14 @@ mod tests {
         *cluster.inner.holding.write().unwrap() = holding.cloned();
     }
 
+    /// A node that holds `holding`, its fence open as a session opens it.
+    fn issuing(holding: &Arc<Holding>) -> Cluster {
+        let cluster = idle();
+        hold(&cluster, Some(holding));
+        cluster.inner.fence.extend(Instant::now(), 2);
+        cluster
+    }
+
     /// What the server does with a generator it got from `current()`: makes
     /// an ID, and hands it out only if `still_issuing` still says so.
     fn issue(cluster: &Cluster, generator: &Arc<SharedGenerator>) -> Option<u64> {
@@ -521,10 +529,8 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_generator_issues_only_while_the_fence_is_open_and_its_holding_is_current() {
-        let cluster = idle();
         let first = holding(1, 10).await;
-        hold(&cluster, Some(&first));
-        cluster.inner.fence.extend(Instant::now(), 2);
+        let cluster = issuing(&first);
         let stale = cluster.current().unwrap().generator.clone();
         assert!(
             issue(&cluster, &stale).is_some(),
@@ -564,10 +570,8 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn giving_up_a_holding_leaves_a_newer_one_alone() {
-        let cluster = idle();
         let (old, new) = (holding(1, 10).await, holding(2, 11).await);
-        hold(&cluster, Some(&new));
-        cluster.inner.fence.extend(Instant::now(), 2);
+        let cluster = issuing(&new);
         // A watch of the old holding that fires late.
         cluster.inner.give_up(&old, "its key was deleted");
         assert!(cluster.still_valid(&new));
@@ -585,10 +589,8 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn fencing_drops_the_holding_closes_the_fence_and_says_why() {
-        let cluster = idle();
         let held = holding(1, 10).await;
-        hold(&cluster, Some(&held));
-        cluster.inner.fence.extend(Instant::now(), 2);
+        let cluster = issuing(&held);
         assert_eq!(
             cluster.status().slot.as_deref(),
             Some("datacenter=0,machine=1")

@@ -77,9 +77,10 @@ pub fn parse_fields<'a>(
 
 /// Field values written as one text, `NAME=VALUE` pairs separated by commas
 /// (`datacenter=1,machine=7`), as `-f` and `SNOWFLAKE_FIELDS` take them,
-/// split into the pairs [`parse_fields`] checks. Blanks around names and
-/// values are dropped; a pair without `=` keeps an empty value, which the
-/// layout's parser then refuses naming the field. Empty text is no pairs.
+/// split into the pairs [`parse_fields`] checks by the core's one reader,
+/// [`Layout::split_fields`]. Blanks around names and values are dropped; a
+/// pair without `=` keeps an empty value, which the layout's parser then
+/// refuses naming the field. Empty text is no pairs.
 ///
 /// ```
 /// use snowflake_io::{parse_fields, split_fields};
@@ -94,14 +95,7 @@ pub fn parse_fields<'a>(
 /// # Ok::<(), snowflake::Error>(())
 /// ```
 pub fn split_fields(text: &str) -> Vec<(&str, &str)> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| match pair.split_once('=') {
-            Some((name, value)) => (name.trim(), value.trim()),
-            None => (pair, ""),
-        })
-        .collect()
+    Layout::split_fields(text)
 }
 
 /// Whether `layout` asks for every preset at once (`all`, case ignored).

@@ -77,6 +77,31 @@ pub struct StrVar {
     def_val: *const c_char,
 }
 
+impl StrVar {
+    /// A string option the server reads at start-up and keeps
+    /// (`PLUGIN_VAR_MEMALLOC`), read-only while it runs; `def_val` of `None`
+    /// is no default.
+    const fn read_only(
+        name: &'static CStr,
+        comment: &'static CStr,
+        value: *mut *mut c_char,
+        def_val: Option<&'static CStr>,
+    ) -> StrVar {
+        StrVar {
+            flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
+            name: name.as_ptr(),
+            comment: comment.as_ptr(),
+            check: None,
+            update: None,
+            value,
+            def_val: match def_val {
+                Some(text) => text.as_ptr(),
+                None => std::ptr::null(),
+            },
+        }
+    }
+}
+
 /// `MYSQL_SYSVAR_LONGLONG`'s structure.
 #[cfg(feature = "test-clock")]
 #[repr(C)]
@@ -117,57 +142,40 @@ static STATE_FILE: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
 static EPOCH: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
 static TICK_MS: Shared<*mut c_char> = Shared::new(std::ptr::null_mut());
 
-static LAYOUT_VAR: Shared<StrVar> = Shared::new(StrVar {
-    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
-    name: c"layout".as_ptr(),
-    comment: c"The layout of snowflake_next_id() and the default of the read functions: a preset (twitter, discord, instagram, sonyflake, mastodon) or a spec such as time:41,datacenter:5,machine:5,sequence:12".as_ptr(),
-    check: None,
-    update: None,
-    value: LAYOUT.get(),
-    def_val: DEFAULT_LAYOUT.as_ptr(),
-});
+static LAYOUT_VAR: Shared<StrVar> = Shared::new(StrVar::read_only(
+    c"layout",
+    c"The layout of snowflake_next_id() and the default of the read functions: a preset (twitter, discord, instagram, sonyflake, mastodon) or a spec such as time:41,datacenter:5,machine:5,sequence:12",
+    LAYOUT.get(),
+    Some(DEFAULT_LAYOUT),
+));
 
-static FIELDS_VAR: Shared<StrVar> = Shared::new(StrVar {
-    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
-    name: c"fields".as_ptr(),
-    comment: c"This server's node: every node field of the layout as NAME=VALUE,NAME=VALUE (datacenter=1,machine=7 for twitter). No default: snowflake_next_id() refuses to issue until it is set".as_ptr(),
-    check: None,
-    update: None,
-    value: FIELDS.get(),
-    def_val: std::ptr::null(),
-});
+static FIELDS_VAR: Shared<StrVar> = Shared::new(StrVar::read_only(
+    c"fields",
+    c"This server's node: every node field of the layout as NAME=VALUE,NAME=VALUE (datacenter=1,machine=7 for twitter). No default: snowflake_next_id() refuses to issue until it is set",
+    FIELDS.get(),
+    None,
+));
 
-static STATE_FILE_VAR: Shared<StrVar> = Shared::new(StrVar {
-    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
-    name: c"state_file".as_ptr(),
-    comment: c"The file snowflake_next_id() keeps its high-water mark in, locked for this server alone; relative to the data directory".as_ptr(),
-    check: None,
-    update: None,
-    value: STATE_FILE.get(),
-    def_val: DEFAULT_STATE_FILE.as_ptr(),
-});
+static STATE_FILE_VAR: Shared<StrVar> = Shared::new(StrVar::read_only(
+    c"state_file",
+    c"The file snowflake_next_id() keeps its high-water mark in, locked for this server alone; relative to the data directory",
+    STATE_FILE.get(),
+    Some(DEFAULT_STATE_FILE),
+));
 
-static EPOCH_VAR: Shared<StrVar> = Shared::new(StrVar {
-    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
-    name: c"epoch".as_ptr(),
-    comment: c"Overrides the layout's epoch, as snowflake --epoch takes it: Unix milliseconds or an RFC 3339 date".as_ptr(),
-    check: None,
-    update: None,
-    value: EPOCH.get(),
-    def_val: std::ptr::null(),
-});
+static EPOCH_VAR: Shared<StrVar> = Shared::new(StrVar::read_only(
+    c"epoch",
+    c"Overrides the layout's epoch, as snowflake --epoch takes it: Unix milliseconds or an RFC 3339 date",
+    EPOCH.get(),
+    None,
+));
 
-static TICK_MS_VAR: Shared<StrVar> = Shared::new(StrVar {
-    flags: PLUGIN_VAR_STR | PLUGIN_VAR_READONLY | PLUGIN_VAR_MEMALLOC,
-    name: c"tick_ms".as_ptr(),
-    comment:
-        c"Overrides the layout's tick, as snowflake --tick-ms takes it: milliseconds per time unit"
-            .as_ptr(),
-    check: None,
-    update: None,
-    value: TICK_MS.get(),
-    def_val: std::ptr::null(),
-});
+static TICK_MS_VAR: Shared<StrVar> = Shared::new(StrVar::read_only(
+    c"tick_ms",
+    c"Overrides the layout's tick, as snowflake --tick-ms takes it: milliseconds per time unit",
+    TICK_MS.get(),
+    None,
+));
 
 /// Test builds only: how far the generator's clock is from the system's.
 #[cfg(feature = "test-clock")]

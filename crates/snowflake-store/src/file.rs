@@ -447,7 +447,6 @@ mod tests {
         );
         drop(store);
         assert_eq!(opened(&path).load().unwrap(), Some(MARK));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -470,7 +469,6 @@ mod tests {
         first.save(MARK).unwrap();
         drop(first);
         assert_eq!(opened(&path).load().unwrap(), Some(MARK));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -488,7 +486,6 @@ mod tests {
             err.to_string().contains("already open for layout time:41"),
             "{err}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -518,7 +515,6 @@ mod tests {
             // Refused, not repaired: the file is as it was.
             assert_eq!(fs::read_to_string(&path).unwrap(), text);
         }
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -553,7 +549,6 @@ mod tests {
         // Loading without open checks only the file itself.
         fs::write(&path, format::encode(&discord, MARK)).unwrap();
         assert_eq!(FileMarkStore::new(&path).load().unwrap(), Some(MARK));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -567,7 +562,6 @@ mod tests {
             format::encode(&Layout::twitter(), MARK)
         );
         assert_eq!(store.load().unwrap(), Some(MARK));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -578,7 +572,6 @@ mod tests {
         let err = refusal(&path);
         assert!(err.to_string().contains("it is a directory"), "{err}");
         assert!(!dir.join("mark.lock").exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -633,7 +626,6 @@ mod tests {
         assert_eq!(store.load().unwrap(), Some(MARK));
         assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
         assert!(fs::symlink_metadata(&path).unwrap().file_type().is_file());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -660,7 +652,6 @@ mod tests {
         mkfifo(&dir.join("mark.lock"));
         let err = within_seconds(5, move || refusal(&path));
         assert!(err.to_string().contains("mark.lock: it is a FIFO"), "{err}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The names in a directory, sorted: no temporary file may be left.
@@ -708,7 +699,6 @@ mod tests {
         assert_eq!(mark_in(&path), MARK + 5000);
         assert_eq!(names(&dir), ["mark", "mark.lock"]);
         drop(second);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The mark in the file at `path`, read by a store that is not opened.
@@ -736,7 +726,6 @@ mod tests {
             "{err}"
         );
         assert_eq!(mark_in(&path), MARK);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -779,7 +768,6 @@ mod tests {
                 .contains("it was created by another process"),
             "{err}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The lock file taken between the rename and the check after it: the
@@ -803,7 +791,6 @@ mod tests {
         let err = store.write(held, MARK + 2000).unwrap_err();
         assert!(err.to_string().contains("was removed"), "{err}");
         assert_eq!(mark_in(&path), MARK + 1000);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -838,7 +825,6 @@ mod tests {
                 .to_string()
                 .contains("not open")
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -850,6 +836,5 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("no/such/dir/mark.lock"), "{err}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

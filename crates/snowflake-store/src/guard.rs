@@ -256,7 +256,6 @@ mod tests {
         let fifo = dir.join("fifo");
         mkfifo(&fifo);
         within_seconds(5, move || options.open(&fifo).map(drop)).unwrap();
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -295,7 +294,14 @@ mod tests {
             !dir.join("nowhere").exists(),
             "the dangling link was followed"
         );
-        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Asserts that `err` is the system's refusal to `what` at `path`: its
+    /// message names both, and the system's reason follows.
+    fn assert_failed(err: &Error, what: &str, path: &Path) {
+        let message = err.to_string();
+        let named = format!("high-water mark store: cannot {what} {}:", path.display());
+        assert!(message.starts_with(&named), "{message}");
     }
 
     /// What another process wrote at a name it took first.
@@ -321,7 +327,6 @@ mod tests {
         for planted in &names[..3] {
             assert_eq!(fs::read_to_string(planted).unwrap(), SOMEONE_ELSES);
         }
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -330,16 +335,8 @@ mod tests {
         let names = names_taken(&dir, 4);
         let mut next = names.clone().into_iter();
         let err = create_first_free(|| next.next().unwrap()).unwrap_err();
-        let message = err.to_string();
-        assert!(
-            message.starts_with(&format!(
-                "high-water mark store: cannot create a temporary file {}:",
-                names[3].display()
-            )),
-            "{message}"
-        );
+        assert_failed(&err, "create a temporary file", &names[3]);
         assert!(!names[4].exists(), "a fifth name was tried");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -355,14 +352,11 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(tries, 1, "tried again after {err}");
-        assert!(
-            err.to_string().starts_with(&format!(
-                "high-water mark store: cannot create a temporary file {}.1.tmp:",
-                missing.display()
-            )),
-            "{err}"
+        assert_failed(
+            &err,
+            "create a temporary file",
+            &missing.with_extension("1.tmp"),
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -385,14 +379,7 @@ mod tests {
         fs::write(&file, "x").unwrap();
         let below = file.join("mark");
         let err = regular_or_absent(&below).unwrap_err();
-        assert!(
-            err.to_string().starts_with(&format!(
-                "high-water mark store: cannot look at {}:",
-                below.display()
-            )),
-            "{err}"
-        );
-        fs::remove_dir_all(&dir).unwrap();
+        assert_failed(&err, "look at", &below);
     }
 
     #[cfg(unix)]
@@ -405,7 +392,7 @@ mod tests {
         file.write_all(b"a").unwrap();
         let (b, _) = create_temp(&path).unwrap();
         assert_ne!(a, b);
-        assert_eq!(a.parent(), Some(dir.as_path()));
+        assert_eq!(a.parent(), Some(&*dir));
         assert_eq!(
             fs::metadata(&a).unwrap().permissions().mode() & 0o777,
             0o600
@@ -422,7 +409,6 @@ mod tests {
             .unwrap();
         assert_eq!(text, "41\n");
         assert!(open_existing(&dir.join("absent")).unwrap().is_none());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -442,7 +428,6 @@ mod tests {
         }
         assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
         assert!(!dir.join("nowhere").exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

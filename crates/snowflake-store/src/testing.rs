@@ -1,6 +1,6 @@
-//! Helpers for the store's tests: pipes and time limits.
+//! Helpers for the store's tests: directories, pipes and time limits.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Makes a FIFO at `path` with the system's `mkfifo`, as this crate takes no libc.
 #[cfg(unix)]
@@ -27,10 +27,31 @@ pub(crate) fn within_seconds<T: Send + 'static>(
         .expect("it did not return in time: it blocks")
 }
 
-/// A fresh directory for one test.
-pub(crate) fn temp_dir(name: &str) -> std::path::PathBuf {
+/// A fresh directory for one test, removed when the test passes: every
+/// test's setup and teardown written once. A failed test leaves its
+/// directory to be looked at; the next run starts it afresh.
+pub(crate) fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("snowflake-store-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
+}
+
+/// See [`temp_dir`].
+pub(crate) struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            std::fs::remove_dir_all(&self.0).unwrap();
+        }
+    }
 }

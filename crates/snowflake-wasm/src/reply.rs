@@ -137,6 +137,18 @@ pub fn core_error(err: &snowflake::Error) -> i32 {
     FAILED
 }
 
+/// The status of a call that answers one number: the number in the first
+/// slot, or the core's error in the output.
+pub fn number_or_error(result: Result<u64, snowflake::Error>) -> i32 {
+    match result {
+        Ok(value) => {
+            numbers([value]);
+            DONE
+        }
+        Err(err) => core_error(&err),
+    }
+}
+
 /// Writes a masking error into the output, blaming `field`: the masking
 /// crate's errors name no field, but each call site can fail on one input
 /// only (the key's text, or the layout's width).

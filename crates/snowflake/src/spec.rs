@@ -1,7 +1,9 @@
 //! The one layout parser, and its inverse: a preset name or a custom layout
-//! written most significant first, as `time:41,datacenter:5,machine:5,sequence:12`.
+//! written most significant first, as `time:41,datacenter:5,machine:5,sequence:12`;
+//! and the one reader of field values written as text, `datacenter=1,machine=7`.
 
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use core::str::FromStr;
 
 use crate::error::{Error, Repr};
@@ -64,6 +66,39 @@ impl Layout {
             }
         }
         builder.build()
+    }
+
+    /// Field values written as one text, `NAME=VALUE` pairs separated by
+    /// commas (`datacenter=1,machine=7`), split into pairs for
+    /// [`Layout::parse_value`] to check: the one reader of this form, for
+    /// the command's `-f`, the service, and the database extensions'
+    /// settings and `compose()`. Blanks around names and values are dropped;
+    /// a pair without `=` keeps an empty value, which the value parser then
+    /// refuses naming the field. Empty text is no pairs.
+    ///
+    /// ```
+    /// use snowflake::Layout;
+    ///
+    /// let pairs = Layout::split_fields("datacenter = 1, machine=7 ");
+    /// assert_eq!(pairs, [("datacenter", "1"), ("machine", "7")]);
+    /// assert_eq!(Layout::twitter().parse_value(pairs[1].0, pairs[1].1)?, 7);
+    /// assert!(Layout::split_fields(" , ").is_empty());
+    /// let [(name, value)] = Layout::split_fields("machine")[..] else { panic!() };
+    /// assert_eq!((name, value), ("machine", ""));
+    /// let err = Layout::twitter().parse_value(name, value).unwrap_err();
+    /// assert_eq!(err.field(), Some("machine"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn split_fields(text: &str) -> Vec<(&str, &str)> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| match pair.split_once('=') {
+                Some((name, value)) => (name.trim(), value.trim()),
+                // Reported by the value parser as a missing value for that name.
+                None => (pair, ""),
+            })
+            .collect()
     }
 
     /// The widths written out, most significant first, as [`Layout::parse`] reads them.

@@ -1,11 +1,11 @@
 //! The core's generator on JavaScript's clock.
 
-use snowflake::Generator;
+use snowflake::{Generator, Id};
 
 use super::{field_values, with_layout};
 use crate::clock::JsClock;
 use crate::registry::GENERATORS;
-use crate::reply::{self, DONE};
+use crate::reply;
 
 /// The core's generator for the layout, on the JavaScript clock `clock`
 /// (0 `Date.now()`, 1 `performance`), for the node whose fields the input
@@ -45,13 +45,7 @@ pub extern "C" fn sf_generator_free(generator: i32) {
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_generator_next(generator: i32) -> i32 {
     GENERATORS.with(|generators| match generators.borrow().get(generator) {
-        Some(generator) => match generator.next_id() {
-            Ok(id) => {
-                reply::numbers([id.get()]);
-                DONE
-            }
-            Err(err) => reply::core_error(&err),
-        },
+        Some(generator) => reply::number_or_error(generator.next_id().map(Id::get)),
         None => reply::stale("generator"),
     })
 }

@@ -49,13 +49,7 @@ pub extern "C" fn sf_compose(layout: i32, timestamp_ms: i64) -> i32 {
             let pairs: Vec<(&str, u64)> = values.iter().map(|(n, v)| (*n, *v)).collect();
             layout.compose(timestamp_ms, &pairs)
         });
-        match composed {
-            Ok(id) => {
-                reply::numbers([id.get()]);
-                DONE
-            }
-            Err(err) => reply::core_error(&err),
-        }
+        reply::number_or_error(composed.map(Id::get))
     })
 }
 
@@ -152,13 +146,11 @@ fn compose_placed(layout: i32, timestamp_ms: i64, pairs: Option<Pairs>) -> i32 {
         return reply::stale("field");
     };
     with_layout(layout, |layout| {
-        match layout.compose_placed(timestamp_ms, pairs.as_slice()) {
-            Ok(id) => {
-                reply::numbers([id.get()]);
-                DONE
-            }
-            Err(err) => reply::core_error(&err),
-        }
+        reply::number_or_error(
+            layout
+                .compose_placed(timestamp_ms, pairs.as_slice())
+                .map(Id::get),
+        )
     })
 }
 

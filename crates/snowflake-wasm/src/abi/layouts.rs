@@ -6,7 +6,7 @@ use snowflake::Layout;
 use super::tables::Described;
 use super::{SEP, with_layout};
 use crate::registry::LAYOUTS;
-use crate::reply::{self, DONE};
+use crate::reply;
 
 /// Bit 0 of `sf_layout_new`'s `given`: an epoch follows the spec.
 pub(super) const EPOCH_GIVEN: i32 = 1;
@@ -99,13 +99,7 @@ pub extern "C" fn sf_parse_value(layout: i32) -> i32 {
             let (name, text) = input.split_once(SEP).unwrap_or((input, ""));
             layout.parse_value(name, text)
         });
-        match parsed {
-            Ok(value) => {
-                reply::numbers([value]);
-                DONE
-            }
-            Err(err) => reply::core_error(&err),
-        }
+        reply::number_or_error(parsed)
     })
 }
 
@@ -113,11 +107,7 @@ pub extern "C" fn sf_parse_value(layout: i32) -> i32 {
 /// core's error for a time before its epoch or past its last.
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_time_units(layout: i32, timestamp_ms: i64) -> i32 {
-    with_layout(layout, |layout| match layout.time_units(timestamp_ms) {
-        Ok(units) => {
-            reply::numbers([units]);
-            DONE
-        }
-        Err(err) => reply::core_error(&err),
+    with_layout(layout, |layout| {
+        reply::number_or_error(layout.time_units(timestamp_ms))
     })
 }

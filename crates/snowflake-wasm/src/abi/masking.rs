@@ -50,13 +50,7 @@ fn with_masker(
     f: impl FnOnce(&Masker, Id) -> Result<Id, snowflake::Error>,
 ) -> i32 {
     MASKERS.with(|maskers| match maskers.borrow().get(handle) {
-        Some(masker) => match f(masker, Id::new(id as u64)) {
-            Ok(out) => {
-                reply::numbers([out.get()]);
-                DONE
-            }
-            Err(err) => reply::core_error(&err),
-        },
+        Some(masker) => reply::number_or_error(f(masker, Id::new(id as u64)).map(Id::get)),
         None => reply::stale("masker"),
     })
 }

@@ -159,40 +159,26 @@ mod tests {
     fn compose_by_place_from_either_table_is_the_core_s_compose() {
         write_input("discord");
         let discord = sf_layout_new(0);
-        let want = 175928847299117063;
+        let composed = |status: i32| {
+            assert_eq!(status, DONE, "{}", output());
+            assert_eq!(number(0), 175928847299117063);
+        };
         // worker (place 0) = 1, increment (place 2) = 7.
         crate::reply::fill_numbers(&[0, 1, 2, 7]);
-        assert_eq!(
-            sf_compose_values(discord, 1462015105796, 2),
-            DONE,
-            "{}",
-            output()
-        );
-        assert_eq!(number(0), want);
+        composed(sf_compose_values(discord, 1462015105796, 2));
         crate::reply::fill_doubles(&[0.0, 1.0, 2.0, 7.0]);
-        assert_eq!(
-            sf_compose_doubles(discord, 1462015105796.0, 2),
-            DONE,
-            "{}",
-            output()
-        );
-        assert_eq!(number(0), want);
+        composed(sf_compose_doubles(discord, 1462015105796.0, 2));
         // Ten fields and more go through the heap: the same checks.
         let many: Vec<u64> = (0..10).flat_map(|_| [0, 1]).collect();
-        crate::reply::fill_numbers(&many);
-        assert_eq!(sf_compose_values(discord, 1462015105796, 10), FAILED);
-        assert!(
-            output().contains("worker is given more than once"),
-            "{}",
-            output()
-        );
-        crate::reply::fill_numbers(&[0, 32]);
-        assert_eq!(sf_compose_values(discord, 1462015105796, 1), FAILED);
-        assert!(
-            output().contains("worker 32 is out of range"),
-            "{}",
-            output()
-        );
+        for (pairs, why) in [
+            (&many[..], "worker is given more than once"),
+            (&[0, 32], "worker 32 is out of range"),
+        ] {
+            crate::reply::fill_numbers(pairs);
+            let count = pairs.len() / 2;
+            assert_eq!(sf_compose_values(discord, 1462015105796, count), FAILED);
+            assert!(output().contains(why), "{}", output());
+        }
         crate::reply::fill_numbers(&[3, 0]);
         assert_eq!(sf_compose_values(discord, 1462015105796, 1), FAILED);
         assert_eq!(sf_compose_values(discord, 1462015105796, 1000), FAILED);

@@ -27,13 +27,7 @@ pub extern "C" fn sf_to_text(form: i32, id: i64) -> i32 {
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_from_text(form: i32) -> i32 {
     let parsed = reply::with_input(|input| Id::parse_as(input, text_form(form)));
-    match parsed {
-        Ok(id) => {
-            reply::numbers([id.get()]);
-            DONE
-        }
-        Err(err) => reply::core_error(&err),
-    }
+    reply::number_or_error(parsed.map(Id::get))
 }
 
 /// The place of the text form the input names in the core's list, ASCII
