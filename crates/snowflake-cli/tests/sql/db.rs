@@ -480,6 +480,20 @@ impl Place {
         out.lines().map(|l| l.parse().unwrap()).collect()
     }
 
+    /// Runs `select`, whose rows are one number each, between two reads of
+    /// the database clock, in one call to the server: the clock before, the
+    /// numbers, the clock after.
+    pub fn between_clocks(self, select: &str) -> (i64, Vec<i64>, i64) {
+        let clock = self.db.clock_ms();
+        let out = self
+            .run(&format!("SELECT {clock};\n{select}\nSELECT {clock};"))
+            .unwrap();
+        let mut numbers: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
+        let after = numbers.pop().unwrap();
+        let before = numbers.remove(0);
+        (before, numbers, after)
+    }
+
     /// The script of `snowflake sql` for this dialect and these arguments.
     pub fn script(self, args: &[&str]) -> String {
         let mut all = vec!["--dialect", self.db.dialect()];

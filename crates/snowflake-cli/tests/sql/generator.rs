@@ -208,7 +208,6 @@ on_both_servers!(
 fn reads_the_clock_for_each_id(db: Db) {
     let place = db.at("gen_statement").fresh();
     place.install("stmt", &["--layout", SMALL, "-f", "node=9"]);
-    let clock = db.clock_ms();
     // Were the clock read once a statement, it would wait for ever: a
     // deadline turns that into an error.
     let select = match db {
@@ -219,11 +218,7 @@ fn reads_the_clock_for_each_id(db: Db) {
             "SET STATEMENT max_statement_time = 60 FOR SELECT stmt_next_id() FROM seq_1_to_1000;"
         }
     };
-    let out = place
-        .run(&format!("SELECT {clock};\n{select}\nSELECT {clock};"))
-        .unwrap();
-    let lines: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
-    let (before, ids, after) = (lines[0], &lines[1..lines.len() - 1], lines[lines.len() - 1]);
+    let (before, ids, after) = place.between_clocks(select);
     assert_eq!(ids.len(), 1000);
     let layout = Layout::parse(SMALL).unwrap();
     let times: Vec<i64> = ids
@@ -314,6 +309,16 @@ fn call_ahead(place: Place, prefix: &str, ahead_ms: i64, seq: u64) -> Result<[i6
     Ok([v[0], v[1], v[2], v[3]])
 }
 
+/// How many milliseconds the generator's refusal `err` says the clock went
+/// back by.
+fn went_backwards_by(err: &str) -> i64 {
+    err.split("went backwards by ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"))
+}
+
 fn clock_step_back(db: Db) {
     let place = db.at("gen_clock").fresh();
     let node = ["-f", "datacenter=2", "-f", "machine=3"];
@@ -352,12 +357,7 @@ fn clock_step_back(db: Db) {
 
     // 10 s back: an error that says by how much, and the state as it was.
     let err = call_ahead(place, "clk", 10_000, 17).unwrap_err();
-    let by: i64 = err
-        .split("went backwards by ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{err}"));
+    let by = went_backwards_by(&err);
     assert!((9_000..=10_000).contains(&by), "{err}");
     assert!(
         err.contains("ms, more than the 5 ms tolerated") && err.contains("clk_next_id"),
@@ -415,12 +415,7 @@ fn state_survives_restarts(db: Db) {
     place.run(&set_ahead(db, "rst", 60_000, 0)).unwrap();
     db.restart("crash");
     let err = place.error_of("SELECT rst_next_id();");
-    let by: i64 = err
-        .split("went backwards by ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{err}"));
+    let by = went_backwards_by(&err);
     assert!((30_000..=60_000).contains(&by), "{err}");
 }
 
@@ -543,18 +538,12 @@ fn ids_are_what_compose_makes(db: Db) {
         let mut args = vec!["--layout", layout];
         args.extend_from_slice(node);
         place.install(prefix, &args);
-        let clock = db.clock_ms();
-        let out = place
-            .run(&format!(
-                "SELECT {clock};\nSELECT {prefix}_next_id() FROM {};\nSELECT {clock};",
-                db.rows(50)
-            ))
-            .unwrap();
-        let lines: Vec<i64> = out.lines().map(|l| l.parse().unwrap()).collect();
-        let (before, ids, after) = (lines[0], &lines[1..51], lines[51]);
+        let (before, ids, after) =
+            place.between_clocks(&format!("SELECT {prefix}_next_id() FROM {};", db.rows(50)));
+        assert_eq!(ids.len(), 50, "{layout}");
         let core = Layout::preset(layout).unwrap();
         let fields: Vec<&str> = core.fields().iter().map(|f| f.name()).collect();
-        for id in ids {
+        for id in &ids {
             let d = core.decode(Id::new(*id as u64)).unwrap();
             // A tick of 10 ms starts up to 9 ms before the clock read.
             assert!(

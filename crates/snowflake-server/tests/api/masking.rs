@@ -114,11 +114,7 @@ async fn masked_without_a_key_or_with_a_bad_value_is_refused() {
             "masked \"yes\" is not allowed; masked is true or false",
         ),
     ] {
-        let (status, body) = text_of(
-            &router(keyless, false),
-            Request::get(uri).body(Body::empty()).unwrap(),
-        )
-        .await;
+        let (status, body) = get_from(&router(keyless, false), uri).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         let v: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v["field"], "masked");
@@ -126,11 +122,7 @@ async fn masked_without_a_key_or_with_a_bad_value_is_refused() {
     }
     // masked=false, and an empty value, are plain IDs.
     for uri in ["/api/v1/ids?masked=false", "/api/v1/ids?masked="] {
-        let (status, body) = text_of(
-            &router(true, false),
-            Request::get(uri).body(Body::empty()).unwrap(),
-        )
-        .await;
+        let (status, body) = get_from(&router(true, false), uri).await;
         assert_eq!(status, StatusCode::OK, "{uri}: {body}");
     }
 }
@@ -143,11 +135,7 @@ async fn the_unmask_route_answers_only_where_the_operator_allows_it() {
     let masked = masker().mask(id).unwrap();
     let uri = format!("/api/v1/unmask/{masked}");
     for (keyless, allowed) in [(false, false), (true, true)] {
-        let (status, body) = text_of(
-            &router(keyless, allowed),
-            Request::get(uri.as_str()).body(Body::empty()).unwrap(),
-        )
-        .await;
+        let (status, body) = get_from(&router(keyless, allowed), &uri).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
         assert!(
             body.contains("--allow-unmask") || body.contains("--mask-key-file"),
@@ -155,34 +143,18 @@ async fn the_unmask_route_answers_only_where_the_operator_allows_it() {
         );
     }
     let router = router(false, true);
-    let (status, body) = text_of(
-        &router,
-        Request::get(uri.as_str()).body(Body::empty()).unwrap(),
-    )
-    .await;
+    let (status, body) = get_from(&router, &uri).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let expected = serde_json::to_value(Layout::twitter().decode(id).unwrap()).unwrap();
     assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
     // In another form, and an ID out of the layout.
     let base62 = masked.to_text(TextForm::Base62);
-    let (status, body) = text_of(
-        &router,
-        Request::get(format!("/api/v1/unmask/{base62}?format=base62").as_str())
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = get_from(&router, &format!("/api/v1/unmask/{base62}?format=base62")).await;
     assert_eq!(
         (status, serde_json::from_str::<Value>(&body).unwrap()),
         (StatusCode::OK, expected)
     );
-    let (status, body) = text_of(
-        &router,
-        Request::get("/api/v1/unmask/9223372036854775808")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = get_from(&router, "/api/v1/unmask/9223372036854775808").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 }
 

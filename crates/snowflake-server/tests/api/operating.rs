@@ -252,11 +252,7 @@ async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
     };
     let readyz = |config: Config| async move {
         let router = app(standalone(), &config);
-        let (status, body) = text_of(
-            &router,
-            Request::get("/readyz").body(Body::empty()).unwrap(),
-        )
-        .await;
+        let (status, body) = get_from(&router, "/readyz").await;
         (status, serde_json::from_str::<Value>(&body).unwrap())
     };
     // Reported only.
@@ -295,11 +291,7 @@ async fn readiness_reports_the_clock_and_fails_on_it_only_when_required() {
     assert_eq!(v["clock"]["synchronised"], true);
     // Metrics carry the same.
     let router = app(standalone(), &config().with_kernel_clock(fake));
-    let (_, metrics) = text_of(
-        &router,
-        Request::get("/metrics").body(Body::empty()).unwrap(),
-    )
-    .await;
+    let (_, metrics) = get_from(&router, "/metrics").await;
     for needle in [
         "snowflake_clock_synchronised 1",
         "snowflake_clock_max_error_seconds 0.04",
@@ -325,11 +317,7 @@ async fn readiness_says_when_the_layout_runs_out_within_a_year() {
         .build()
         .unwrap();
     let router = app(snowflake_server::Standalone::new(generator), &config());
-    let (status, body) = text_of(
-        &router,
-        Request::get("/readyz").body(Body::empty()).unwrap(),
-    )
-    .await;
+    let (status, body) = get_from(&router, "/readyz").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["time_left"]["short"], true, "{v}");

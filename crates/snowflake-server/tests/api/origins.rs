@@ -113,13 +113,10 @@ async fn foreign_pages_cannot_use_ids_up_unless_allowed() {
     assert_eq!(status, StatusCode::OK);
 }
 
-/// `/healthz` asked for under the host name `host`: the status and body.
-async fn healthz_under(router: &axum::Router, host: &str) -> (StatusCode, String) {
-    text_of(
-        router,
-        with_headers(Method::GET, "/healthz", &[("host", host)]),
-    )
-    .await
+/// `target` asked for with these `Host` headers: the status and body.
+async fn get_under(router: &axum::Router, target: &str, hosts: &[&str]) -> (StatusCode, String) {
+    let headers: Vec<(&str, &str)> = hosts.iter().map(|host| ("host", *host)).collect();
+    text_of(router, with_headers(Method::GET, target, &headers)).await
 }
 
 #[tokio::test]
@@ -134,7 +131,7 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         "127.0.0.1.evil.example:80",
         "10.1.2.3",
     ] {
-        let (status, body) = healthz_under(&router, host).await;
+        let (status, body) = get_under(&router, "/healthz", &[host]).await;
         assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{host}: {body}");
         let v: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v["status"], 421, "{body}");
@@ -149,12 +146,12 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         "snowflake.internal:8080",
         "SNOWFLAKE.internal",
     ] {
-        let (status, body) = healthz_under(&router, host).await;
+        let (status, body) = get_under(&router, "/healthz", &[host]).await;
         assert_eq!(status, StatusCode::OK, "{host}: {body}");
     }
     // Without the check (a service on a public address) any name will do.
     let router = app(standalone(), &config());
-    let (status, _) = healthz_under(&router, "evil.example").await;
+    let (status, _) = get_under(&router, "/healthz", &["evil.example"]).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -165,24 +162,13 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
 async fn an_absolute_target_or_two_hosts_cannot_sneak_past_the_host_check() {
     let loopback = config().with_loopback_hosts_only(true);
     let router = app(standalone(), &loopback);
-    let (status, body) = text_of(
-        &router,
-        with_headers(
-            Method::GET,
-            "http://evil.example/api/v1/ids",
-            &[("host", "127.0.0.1")],
-        ),
-    )
-    .await;
+    let (status, body) = get_under(&router, "http://evil.example/api/v1/ids", &["127.0.0.1"]).await;
     assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{body}");
     assert!(body.contains("evil.example"), "{body}");
-    let (status, body) = text_of(
+    let (status, body) = get_under(
         &router,
-        with_headers(
-            Method::GET,
-            "http://127.0.0.1:8080/api/v1/ids",
-            &[("host", "evil.example")],
-        ),
+        "http://127.0.0.1:8080/api/v1/ids",
+        &["evil.example"],
     )
     .await;
     assert_eq!(
@@ -192,15 +178,8 @@ async fn an_absolute_target_or_two_hosts_cannot_sneak_past_the_host_check() {
     );
     for config in [loopback, config()] {
         let router = app(standalone(), &config);
-        let (status, body) = text_of(
-            &router,
-            with_headers(
-                Method::GET,
-                "/api/v1/ids",
-                &[("host", "127.0.0.1"), ("host", "evil.example")],
-            ),
-        )
-        .await;
+        let (status, body) =
+            get_under(&router, "/api/v1/ids", &["127.0.0.1", "evil.example"]).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         let v: Value = serde_json::from_str(&body).unwrap();
         assert!(

@@ -308,13 +308,7 @@ async fn layout_all_gives_the_vectors_readings() {
         let clock = Arc::new(snowflake::ManualClock::new(now));
         let router = app(Standalone::new(generator_on(clock)), &config());
         let id = case["id"].as_str().unwrap();
-        let (status, body) = text_of(
-            &router,
-            Request::get(format!("/api/v1/decode/{id}?layout=all").as_str())
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await;
+        let (status, body) = get_from(&router, &format!("/api/v1/decode/{id}?layout=all")).await;
         assert_eq!(status, StatusCode::OK, "{id}: {body}");
         let v: Value = serde_json::from_str(&body).unwrap();
         // Each reading's layout, verdict and time, wherever its time is.

@@ -250,6 +250,11 @@ pub async fn text_of(router: &axum::Router, request: Request<Body>) -> (StatusCo
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
+/// GET `uri` from `router`: the status, and the body as text.
+pub async fn get_from(router: &axum::Router, uri: &str) -> (StatusCode, String) {
+    text_of(router, Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
 pub fn with_headers(method: Method, uri: &str, headers: &[(&str, &str)]) -> Request<Body> {
     let mut request = Request::builder().method(method).uri(uri);
     for (name, value) in headers {
