@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use snowflake::{Clock, Generator, Layout};
+use snowflake::{Generator, Layout};
 use snowflake_store::FileMarkStore;
 
-use crate::clock;
+use crate::clock::{self, Chosen};
 use crate::detach::Releasing;
 use crate::errors::{Fault, Kind, Raised, Result};
 use crate::fork::Lineage;
@@ -17,7 +17,7 @@ use crate::held::{Away, Held};
 use crate::input;
 use crate::layout::{self, PyLayout};
 
-type Issuer = Generator<Releasing<Arc<dyn Clock>>>;
+type Issuer = Generator<Releasing<Chosen>>;
 
 /// The most IDs one `next_ids` call returns: a list that size is tens of
 /// megabytes already; more come from more calls.
