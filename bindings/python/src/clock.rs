@@ -61,21 +61,49 @@ impl PyManualClock {
     }
 }
 
-/// The clock a `clock=` argument names, and how it is shown.
-pub(crate) fn resolve(value: Option<&Bound<'_, PyAny>>) -> Result<(Arc<dyn Clock>, String)> {
+/// The clock a `Generator` reads: one of three, so that its every call
+/// reads the system clock without an indirect call.
+#[derive(Debug)]
+pub(crate) enum Chosen {
+    System(SystemClock),
+    Tsc(&'static TscClock),
+    Manual(Arc<ManualClock>),
+}
+
+impl Clock for Chosen {
+    #[inline]
+    fn now_ms(&self) -> i64 {
+        match self {
+            Chosen::System(clock) => clock.now_ms(),
+            Chosen::Tsc(clock) => clock.now_ms(),
+            Chosen::Manual(clock) => clock.now_ms(),
+        }
+    }
+
+    fn wait_toward(&self, target_ms: i64) {
+        match self {
+            Chosen::System(clock) => clock.wait_toward(target_ms),
+            Chosen::Tsc(clock) => clock.wait_toward(target_ms),
+            Chosen::Manual(clock) => clock.wait_toward(target_ms),
+        }
+    }
+}
+
+/// The clock named by a `clock=` argument, and how a repr shows it.
+pub(crate) fn resolve(value: Option<&Bound<'_, PyAny>>) -> Result<(Chosen, String)> {
     let Some(value) = value else {
-        return Ok((Arc::new(SystemClock), format!("'{SYSTEM}'")));
+        return Ok((Chosen::System(SystemClock), format!("'{SYSTEM}'")));
     };
     if let Ok(manual) = value.cast::<PyManualClock>() {
-        let clock: Arc<dyn Clock> = Arc::clone(&manual.get().clock) as Arc<dyn Clock>;
+        let clock = Chosen::Manual(Arc::clone(&manual.get().clock));
         return Ok((clock, manual.repr()?.to_string()));
     }
     let name = input::text(value)?;
     if name == SYSTEM {
-        return Ok((Arc::new(SystemClock), format!("'{SYSTEM}'")));
+        return Ok((Chosen::System(SystemClock), format!("'{SYSTEM}'")));
     }
     if name == TSC {
-        return Ok((Arc::new(TscClock::shared()), format!("'{TSC}'")));
+        return Ok((Chosen::Tsc(TscClock::shared()), format!("'{TSC}'")));
     }
     Err(Fault::core(&Error::invalid_value(
         "clock",

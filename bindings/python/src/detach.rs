@@ -19,12 +19,16 @@
 //! are used by Python's threads alone, so their waits need no mark: they
 //! always let the GIL go, taking it first where the thread had let it go
 //! already (`close`), and the one-ID call sets nothing (a thread-local of a
-//! shared library is reached through a call, a cost on every ID).
+//! shared library is reached through a call, a cost on every ID). They
+//! count the threads away, for `close` (the `held` module).
 
 use std::cell::Cell;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use snowflake::{Clock, Error, Layout, MarkStore};
+
+use crate::held::Away;
 
 thread_local! {
     /// Whether this thread is inside a call of this package and holds the
@@ -49,11 +53,11 @@ pub(crate) fn issuing<T>(_attached: Python<'_>, f: impl FnOnce() -> T) -> T {
 /// Runs `f`, which waits and touches no Python object, without the GIL:
 /// always for a wrapper used by Python's threads alone, else if this
 /// thread holds the GIL through [`issuing`].
-fn unattached<T: Send>(python_threads_only: bool, f: impl FnOnce() -> T + Send) -> T {
-    if python_threads_only || ISSUING.with(Cell::get) {
-        Python::attach(|py| py.detach(f))
-    } else {
-        f()
+fn unattached<T: Send>(away: Option<&Away>, f: impl FnOnce() -> T + Send) -> T {
+    match away {
+        Some(away) => Python::attach(|py| away.detached(py, f)),
+        None if ISSUING.with(Cell::get) => Python::attach(|py| py.detach(f)),
+        None => f(),
     }
 }
 
@@ -62,7 +66,8 @@ fn unattached<T: Send>(python_threads_only: bool, f: impl FnOnce() -> T + Send) 
 #[derive(Debug)]
 pub(crate) struct Releasing<T> {
     inner: T,
-    python_threads_only: bool,
+    /// For a `Generator`'s: where its threads are counted while away.
+    away: Option<Arc<Away>>,
 }
 
 impl<T> Releasing<T> {
@@ -70,23 +75,21 @@ impl<T> Releasing<T> {
     /// GIL go only on a thread that [`issuing`] marked.
     #[cfg(feature = "cluster")]
     pub(crate) fn on_marked_threads(inner: T) -> Self {
-        Releasing {
-            inner,
-            python_threads_only: false,
-        }
+        Releasing { inner, away: None }
     }
 
     /// For a `Generator`, which only Python's threads call: its waits
-    /// always let the GIL go, and calls need no mark.
-    pub(crate) fn on_python_threads(inner: T) -> Self {
+    /// always let the GIL go, counted in `away` (see [`Held`](crate::held)),
+    /// and calls need no mark.
+    pub(crate) fn on_python_threads(inner: T, away: &Arc<Away>) -> Self {
         Releasing {
             inner,
-            python_threads_only: true,
+            away: Some(Arc::clone(away)),
         }
     }
 
     fn unattached<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        unattached(self.python_threads_only, f)
+        unattached(self.away.as_deref(), f)
     }
 }
 
@@ -116,5 +119,12 @@ impl<S: MarkStore> MarkStore for Releasing<S> {
 
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
         self.unattached(|| self.inner.save(mark_ms))
+    }
+
+    /// The writer this thread waits for may have let the GIL go around its
+    /// `save` and need it back to finish: held through the wait, it would
+    /// never get it.
+    fn wait_for_writer(&self, wait: &(dyn Fn() + Sync)) {
+        self.unattached(wait)
     }
 }

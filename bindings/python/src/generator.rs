@@ -2,21 +2,22 @@
 //! `snowflake generate`.
 
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock, RwLockReadGuard, TryLockError};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use snowflake::{Clock, Generator, Layout};
+use snowflake::{Generator, Layout};
 use snowflake_store::FileMarkStore;
 
-use crate::clock;
+use crate::clock::{self, Chosen};
 use crate::detach::Releasing;
 use crate::errors::{Fault, Kind, Raised, Result};
 use crate::fork::Lineage;
+use crate::held::{Away, Held};
 use crate::input;
 use crate::layout::{self, PyLayout};
 
-type Issuer = Generator<Releasing<Arc<dyn Clock>>>;
+type Issuer = Generator<Releasing<Chosen>>;
 
 /// The most IDs one `next_ids` call returns: a list that size is tens of
 /// megabytes already; more come from more calls.
@@ -53,7 +54,9 @@ const INSTEAD: &str = "Make the generator in each process after it starts (gunic
 #[derive(Debug)]
 pub(crate) struct PyGenerator {
     /// The generator, until `close` takes it.
-    issuer: RwLock<Option<Issuer>>,
+    issuer: Held<Issuer>,
+    /// The calls inside it that let the GIL go while it waits.
+    away: Arc<Away>,
     lineage: Lineage,
     layout: Arc<Layout>,
     node: Vec<(String, u64)>,
@@ -83,20 +86,22 @@ impl PyGenerator {
         let state_file = state_file.map(path).transpose()?;
         let (clock, clock_name) = clock::resolve(clock)?;
         let named = input::borrowed(&node);
+        let away = Arc::new(Away::default());
         let builder = Generator::builder((*layout).clone())
             .node(&named)
-            .clock(Releasing::on_python_threads(clock));
+            .clock(Releasing::on_python_threads(clock, &away));
         // Opening the state file locks it, reads it, may write it (an
         // fsync) and may wait out a mark ahead of the clock: all of it
         // without the GIL.
         let built = py.detach(|| match &state_file {
             Some(path) => builder
-                .store(Releasing::on_python_threads(FileMarkStore::new(path)))
+                .store(Releasing::on_python_threads(FileMarkStore::new(path), &away))
                 .build(),
             None => builder.build(),
         })?;
         Ok(PyGenerator {
-            issuer: RwLock::new(Some(built)),
+            issuer: Held::new(built),
+            away,
             lineage: Lineage::here(),
             layout,
             node,
@@ -108,10 +113,8 @@ impl PyGenerator {
     /// next_id() -> int
     ///
     /// The next ID, above every ID this generator issued before.
-    fn next_id(&self) -> Result<u64> {
-        let issuer = self.issuer()?;
-        let issuer = issuer.as_ref().ok_or_else(closed)?;
-        Ok(issuer.next_id()?.get())
+    fn next_id(&self, py: Python<'_>) -> Result<u64> {
+        Ok(self.issuer(py)?.next_id()?.get())
     }
 
     /// next_ids(n) -> list[int]
@@ -120,13 +123,13 @@ impl PyGenerator {
     /// a time: the fastest way to many IDs.
     fn next_ids<'py>(&self, py: Python<'py>, n: &Bound<'py, PyAny>) -> Result<Bound<'py, PyList>> {
         let n = input::count(n, "n", "n is a count of IDs, 0 to 1000000", MAX_BATCH)?;
-        let issuer = self.issuer()?;
-        let issuer = issuer.as_ref().ok_or_else(closed)?;
         let mut ids = Vec::with_capacity(n as usize);
         while (ids.len() as u64) < n {
-            let batch = issuer.next_ids(n - ids.len() as u64)?;
+            let batch = self.issuer(py)?.next_ids(n - ids.len() as u64)?;
             ids.extend(batch.map(|id| id.get()));
-            // A long run can be stopped with Ctrl-C between time units.
+            // A long run can be stopped with Ctrl-C between time units. A
+            // signal handler runs Python code, which may close the
+            // generator: the issuer is looked up again after it.
             py.check_signals()?;
         }
         Ok(PyList::new(py, ids)?)
@@ -139,13 +142,7 @@ impl PyGenerator {
     /// Closing twice does nothing. In a child process of fork() it only
     /// lets the copy go: the mark is the parent's.
     fn close(&self, py: Python<'_>) -> Result<()> {
-        // Without the GIL: a call waiting for the next time unit holds the
-        // generator and needs the GIL to finish.
-        let taken = py.detach(|| match self.issuer.write() {
-            Ok(mut issuer) => issuer.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        });
-        match taken {
+        match self.issuer.take(py, &self.away) {
             Some(issuer) if !self.lineage.is_copy() => Ok(py.detach(|| issuer.close())?),
             _ => Ok(()),
         }
@@ -187,9 +184,7 @@ impl PyGenerator {
     /// Whether close() was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.issuer
-            .try_read()
-            .map_or(true, |issuer| issuer.is_none())
+        self.issuer.is_closed()
     }
 
     fn __repr__(&self) -> String {
@@ -213,16 +208,13 @@ impl PyGenerator {
 }
 
 impl PyGenerator {
-    /// The generator, for one call: refused in a child process of fork(),
-    /// and while it is being closed.
-    fn issuer(&self) -> Result<RwLockReadGuard<'_, Option<Issuer>>> {
+    /// The generator, for one call that holds the GIL until it is done
+    /// with it, but where the core waits (see `Held`): refused in a child
+    /// process of fork(), and once closing began.
+    #[inline]
+    fn issuer<'py>(&'py self, py: Python<'py>) -> Result<&'py Issuer> {
         self.lineage.check(WHAT, INSTEAD)?;
-        match self.issuer.try_read() {
-            Ok(issuer) => Ok(issuer),
-            Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
-            // `close` waits for the calls in progress; new ones are refused.
-            Err(TryLockError::WouldBlock) => Err(closed()),
-        }
+        self.issuer.get(py).ok_or_else(closed)
     }
 }
 

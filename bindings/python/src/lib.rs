@@ -38,6 +38,7 @@ mod detach;
 mod errors;
 mod fork;
 mod generator;
+mod held;
 mod ids;
 mod input;
 mod json;
@@ -58,7 +59,7 @@ mod readings;
 /// PRESETS names the presets, TEXT_FORMS the text forms and ERROR_KINDS the
 /// kinds an error can be. Errors are Error and its subclasses; a bad value
 /// is InvalidInput, a ValueError too.
-#[pymodule]
+#[pymodule(gil_used = true)]
 fn snowflake_toolkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
     errors::register(module)?;

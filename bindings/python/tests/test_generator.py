@@ -145,6 +145,60 @@ def test_close_lets_the_generator_go_and_later_calls_are_refused(tmp_path: pathl
     sf.Generator(machine=1, state_file=tmp_path / "ids.state").close()
 
 
+CLOSE_WHILE_ISSUING = """
+import sys, threading, time
+import snowflake_toolkit as sf
+
+state = sys.argv[1]
+for _ in range(5):
+    gen = sf.Generator(machine=2, state_file=state)
+    got, ended = [], []
+
+    def work(batches):
+        mine = 0
+        try:
+            while True:
+                mine = max(mine, max(gen.next_ids(4096)) if batches else gen.next_id())
+        except sf.Unavailable as refused:
+            ended.append(refused.kind)
+        got.append(mine)
+
+    threads = [threading.Thread(target=work, args=(i % 2 == 0,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    gen.close()
+    for t in threads:
+        t.join()
+    assert ended == ["closed"] * 4, ended
+    with sf.Generator(machine=2, state_file=state) as again:
+        first = again.next_id()
+        assert first > max(got), (first, max(got))
+"""
+
+
+def test_threads_issuing_on_a_state_file_never_deadlock_and_close_leaves_every_id_below_the_next_start(
+    tmp_path: pathlib.Path,
+) -> None:
+    # Four threads at the layout's ceiling on a state file: at any moment
+    # some wait for the next millisecond without the GIL, one writes the
+    # mark without it, and others wait for that write, which must not hold
+    # the GIL the writer needs back. close must wait for the threads inside
+    # and lower the mark only to IDs really issued. In a child process, so
+    # that a deadlock (the GIL held forever) fails the test instead of
+    # hanging it.
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", CLOSE_WHILE_ISSUING, str(tmp_path / "ids.state")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("threads issuing on a state file deadlocked (60 s)")
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_restart_on_the_state_file_starts_above_every_earlier_id(tmp_path: pathlib.Path) -> None:
     state = tmp_path / "ids.state"
     clock = sf.ManualClock(T0)

@@ -10,7 +10,7 @@ use alloc::boxed::Box;
 use crate::error::Error;
 use crate::layout::Layout;
 use crate::store::MarkStore;
-use crate::sync::{AtomicU64, Mutex, Ordering};
+use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering, TryLockError};
 use crate::time::UnixMillis;
 
 /// The last millisecond of a time unit: the mark that covers the unit.
@@ -102,14 +102,33 @@ impl Reserve {
             }
             return Ok(());
         }
-        let _guard = self
-            .lock
-            .lock()
-            .map_err(|_| Error::store("the mark lock was poisoned by a panic"))?;
+        let _guard = self.lock_for(unit)?;
         if unit <= self.reserved.load(Ordering::Acquire) {
             return Ok(());
         }
         self.extend(unit)
+    }
+
+    /// The lock, for a caller that needs `unit` covered. While another
+    /// thread holds it (writing the mark), the wait goes through the store's
+    /// [`MarkStore::wait_for_writer`], never blocking here: a host may have
+    /// to let something go that the writer needs back to finish.
+    fn lock_for(&self, unit: u64) -> Result<MutexGuard<'_, ()>, Error> {
+        loop {
+            match self.lock.try_lock() {
+                Ok(guard) => return Ok(guard),
+                Err(TryLockError::WouldBlock) => self.store.wait_for_writer(&|| {
+                    // Until the writer is done: its mark may cover `unit`
+                    // already, which the caller looks at once it has the lock.
+                    if unit > self.reserved.load(Ordering::Acquire) {
+                        drop(self.lock.lock());
+                    }
+                }),
+                Err(TryLockError::Poisoned(_)) => {
+                    return Err(Error::store("the mark lock was poisoned by a panic"));
+                }
+            }
+        }
     }
 
     fn extend(&self, unit: u64) -> Result<(), Error> {

@@ -90,6 +90,27 @@ pub trait MarkStore: Send + Sync {
     fn load(&self) -> Result<Option<i64>, Error>;
     /// Stores the mark durably; returns only once it would survive a crash.
     fn save(&self, mark_ms: i64) -> Result<(), Error>;
+    /// Runs `wait`, which blocks until another thread has written the mark
+    /// this thread needs: the generator calls it instead of blocking on its
+    /// own, so that a store whose host holds something a writer needs back
+    /// (Python's GIL, which the writer may have let go around `save`) can
+    /// let it go for the wait. By default it just runs `wait`.
+    ///
+    /// ```
+    /// use snowflake::{Error, MarkStore};
+    ///
+    /// struct Fixed(i64);
+    /// impl MarkStore for Fixed {
+    ///     fn load(&self) -> Result<Option<i64>, Error> { Ok(Some(self.0)) }
+    ///     fn save(&self, _mark_ms: i64) -> Result<(), Error> { Ok(()) }
+    /// }
+    /// let waited = std::sync::atomic::AtomicBool::new(false);
+    /// Fixed(0).wait_for_writer(&|| waited.store(true, std::sync::atomic::Ordering::Relaxed));
+    /// assert!(waited.into_inner());
+    /// ```
+    fn wait_for_writer(&self, wait: &(dyn Fn() + Sync)) {
+        wait();
+    }
 }
 
 impl<S: MarkStore + ?Sized> MarkStore for std::sync::Arc<S> {
@@ -107,6 +128,10 @@ impl<S: MarkStore + ?Sized> MarkStore for std::sync::Arc<S> {
 
     fn save(&self, mark_ms: i64) -> Result<(), Error> {
         (**self).save(mark_ms)
+    }
+
+    fn wait_for_writer(&self, wait: &(dyn Fn() + Sync)) {
+        (**self).wait_for_writer(wait)
     }
 }
 

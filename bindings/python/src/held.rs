@@ -1,0 +1,129 @@
+//! `Held`: a `Generator`'s issuer, reached by every call without a lock,
+//! and taken by `close` only when no call is inside it.
+//!
+//! # Design
+//!
+//! A lock around the issuer (a read lock per call, the write lock for
+//! `close`) costs two atomic read-modify-writes on every ID, about a tenth
+//! of a call. The GIL already orders the calls: a call holds it from its
+//! look at `closed` until it is done with the issuer, and lets it go only
+//! where the core waits, through the [`Releasing`](crate::detach::Releasing)
+//! clock and store, which count the threads away in [`Away`]. So `close`,
+//! holding the GIL, sees every other call either outside the issuer or
+//! counted away; it marks the issuer closed, lets the GIL go until no
+//! thread is away, and takes the issuer with the GIL held: no call can be
+//! inside it then.
+//!
+//! What a call must not do between [`Held::get`] and its last use of the
+//! issuer: run Python code or make a Python object (either can run a
+//! finalizer that closes, or let the GIL go at a bytecode boundary), or
+//! let the GIL go other than through `Releasing`. `next_id` and `next_ids`
+//! keep to that: the IDs become Python objects after the issuer is done
+//! with, and a batch's check for Ctrl-C comes between two uses of `get`.
+//!
+//! The GIL is always there: the module is built for the limited API
+//! (abi3), which CPython's free-threaded builds do not load, and declares
+//! that it uses the GIL.
+
+// The one module of this package with `unsafe`: the issuer's cell.
+#![allow(unsafe_code)]
+
+use std::cell::UnsafeCell;
+use std::sync::{Mutex, TryLockError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+/// How many threads are inside a call to one issuer with the GIL let go.
+#[derive(Debug, Default)]
+pub(crate) struct Away(AtomicUsize);
+
+impl Away {
+    /// Runs `f` without the GIL, counted away for its duration: counted
+    /// before the GIL is let go and uncounted after it is taken back.
+    pub(crate) fn detached<T: Send>(&self, py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
+        struct Back<'a>(&'a AtomicUsize);
+        impl Drop for Back<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        self.0.fetch_add(1, Ordering::SeqCst);
+        let _back = Back(&self.0);
+        py.detach(f)
+    }
+
+    fn anyone(&self) -> bool {
+        self.0.load(Ordering::SeqCst) != 0
+    }
+}
+
+/// An issuer that calls reach without a lock while it is open (see the
+/// module's design).
+#[derive(Debug)]
+pub(crate) struct Held<T> {
+    issuer: UnsafeCell<Option<T>>,
+    closed: AtomicBool,
+    /// Taken by `take` for its whole run, so that a second `close` returns
+    /// only when the first is done.
+    closing: Mutex<()>,
+}
+
+// SAFETY: the issuer is shared between threads only as `&T` (`get`), which
+// `T: Sync` allows, and mutated only by `take`, when no thread can hold a
+// `&T` from `get` (see the module's design).
+unsafe impl<T: Send + Sync> Sync for Held<T> {}
+
+impl<T> Held<T> {
+    pub(crate) fn new(issuer: T) -> Held<T> {
+        Held {
+            issuer: UnsafeCell::new(Some(issuer)),
+            closed: AtomicBool::new(false),
+            closing: Mutex::new(()),
+        }
+    }
+
+    /// The issuer, for one call holding the GIL, or None once closing began.
+    #[inline]
+    pub(crate) fn get<'py>(&'py self, _attached: Python<'py>) -> Option<&'py T> {
+        if self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
+        // SAFETY: not closed, and the GIL is held: `take`, which needs the
+        // GIL, cannot mutate the issuer until this call lets the GIL go
+        // through `Away` (counted) or is done with the reference.
+        unsafe { (*self.issuer.get()).as_ref() }
+    }
+
+    /// Whether closing began.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Refuses every call from now on, waits (without the GIL) until no
+    /// call is away inside the issuer, and takes it; None if it was taken
+    /// before.
+    pub(crate) fn take(&self, py: Python<'_>, away: &Away) -> Option<T> {
+        let _closing = loop {
+            match self.closing.try_lock() {
+                Ok(closing) => break closing,
+                Err(TryLockError::Poisoned(poisoned)) => break poisoned.into_inner(),
+                // The other `close` needs the GIL to finish.
+                Err(TryLockError::WouldBlock) => nap(py),
+            }
+        };
+        self.closed.store(true, Ordering::SeqCst);
+        while away.anyone() {
+            nap(py);
+        }
+        // SAFETY: closed, so no call gets a new reference; none is away,
+        // and this thread holds the GIL, so none is inside the issuer.
+        unsafe { (*self.issuer.get()).take() }
+    }
+}
+
+/// A short wait without the GIL, for `take` to let other calls finish.
+fn nap(py: Python<'_>) {
+    py.detach(|| std::thread::sleep(Duration::from_micros(50)));
+}
