@@ -95,7 +95,10 @@ impl PyGenerator {
         // without the GIL.
         let built = py.detach(|| match &state_file {
             Some(path) => builder
-                .store(Releasing::on_python_threads(FileMarkStore::new(path), &away))
+                .store(Releasing::on_python_threads(
+                    FileMarkStore::new(path),
+                    &away,
+                ))
                 .build(),
             None => builder.build(),
         })?;

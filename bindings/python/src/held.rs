@@ -29,8 +29,8 @@
 #![allow(unsafe_code)]
 
 use std::cell::UnsafeCell;
-use std::sync::{Mutex, TryLockError};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, TryLockError};
 use std::time::Duration;
 
 use pyo3::prelude::*;
