@@ -27,6 +27,14 @@
 //! keep to that: the IDs become Python objects after the issuer is done
 //! with, and a batch's check for Ctrl-C comes between two uses of `get`.
 //!
+//! Nor may anything in this package drop a Python object without the GIL.
+//! PyO3 keeps such a drop for later and carries it out, finalizer and all,
+//! the next time a thread attaches or comes back from `detach`, and
+//! `Releasing` does both inside the issuer: the finalizer would run there,
+//! and a `close` in it would take the issuer from under the call. Nothing
+//! does today: every wait without the GIL (`Releasing`'s, the constructor's,
+//! `close`'s) handles Rust values alone.
+//!
 //! The GIL is always there: the module is built for the limited API
 //! (abi3), which CPython's free-threaded builds do not load, and declares
 //! that it uses the GIL.
