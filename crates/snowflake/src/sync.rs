@@ -2,13 +2,13 @@
 //! `--cfg loom` so the model checker can explore every interleaving.
 
 #[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+#[cfg(loom)]
 pub(crate) use loom::sync::{Mutex, MutexGuard};
 #[cfg(loom)]
 pub(crate) use std::sync::TryLockError;
-#[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::{Mutex, MutexGuard, TryLockError};
-#[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+#[cfg(not(loom))]
+pub(crate) use std::sync::{Mutex, MutexGuard, TryLockError};
