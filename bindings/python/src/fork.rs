@@ -77,8 +77,9 @@ impl Lineage {
         Ok(())
     }
 
+    /// The refusal [`Lineage::check`] raises for a copy.
     #[cold]
-    fn refusal(&self, what: &str, instead: &str) -> crate::errors::Raised {
+    pub(crate) fn refusal(&self, what: &str, instead: &str) -> crate::errors::Raised {
         Fault::new(
             Kind::Forked,
             format!(

@@ -12,8 +12,7 @@ use snowflake_store::FileMarkStore;
 use crate::clock::{self, Chosen};
 use crate::detach::Releasing;
 use crate::errors::{Fault, Kind, Raised, Result};
-use crate::fork::Lineage;
-use crate::held::{Away, Held};
+use crate::held::{Away, Held, Refused};
 use crate::input;
 use crate::layout::{self, PyLayout};
 
@@ -57,7 +56,6 @@ pub(crate) struct PyGenerator {
     issuer: Held<Issuer>,
     /// The calls inside it that let the GIL go while it waits.
     away: Arc<Away>,
-    lineage: Lineage,
     layout: Arc<Layout>,
     node: Vec<(String, u64)>,
     state_file: Option<PathBuf>,
@@ -105,7 +103,6 @@ impl PyGenerator {
         Ok(PyGenerator {
             issuer: Held::new(built),
             away,
-            lineage: Lineage::here(),
             layout,
             node,
             state_file,
@@ -145,10 +142,11 @@ impl PyGenerator {
     /// Closing twice does nothing. In a child process of fork() it only
     /// lets the copy go: the mark is the parent's.
     fn close(&self, py: Python<'_>) -> Result<()> {
-        match self.issuer.take(py, &self.away) {
-            Some(issuer) if !self.lineage.is_copy() => Ok(py.detach(|| issuer.close())?),
-            _ => Ok(()),
-        }
+        self.issuer.close(py, &self.away, |issuer| match issuer {
+            Some(issuer) => py.detach(|| issuer.close()),
+            None => Ok(()),
+        })?;
+        Ok(())
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -216,8 +214,10 @@ impl PyGenerator {
     /// process of fork(), and once closing began.
     #[inline]
     fn issuer<'py>(&'py self, py: Python<'py>) -> Result<&'py Issuer> {
-        self.lineage.check(WHAT, INSTEAD)?;
-        self.issuer.get(py).ok_or_else(closed)
+        self.issuer.get(py).map_err(|refused| match refused {
+            Refused::Copy => self.issuer.lineage().refusal(WHAT, INSTEAD),
+            Refused::Closed => closed(),
+        })
     }
 }
 

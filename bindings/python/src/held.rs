@@ -12,7 +12,13 @@
 //! holding the GIL, sees every other call either outside the issuer or
 //! counted away; it marks the issuer closed, lets the GIL go until no
 //! thread is away, and takes the issuer with the GIL held: no call can be
-//! inside it then.
+//! inside it then. It closes the issuer before it lets a second `close`
+//! in, so that a second `close` returns only once the first is done.
+//!
+//! A copy of the issuer in a child process of `fork()` is reached by no
+//! call (`get` refuses a copy), and the threads counted away or closing at
+//! the fork are the parent's: the child has none of them, and waiting for
+//! them would be forever. So a copy is taken at once.
 //!
 //! What a call must not do between [`Held::get`] and its last use of the
 //! issuer: run Python code or make a Python object (either can run a
@@ -20,6 +26,14 @@
 //! let the GIL go other than through `Releasing`. `next_id` and `next_ids`
 //! keep to that: the IDs become Python objects after the issuer is done
 //! with, and a batch's check for Ctrl-C comes between two uses of `get`.
+//!
+//! Nor may anything in this package drop a Python object without the GIL.
+//! PyO3 keeps such a drop for later and carries it out, finalizer and all,
+//! the next time a thread attaches or comes back from `detach`, and
+//! `Releasing` does both inside the issuer: the finalizer would run there,
+//! and a `close` in it would take the issuer from under the call. Nothing
+//! does today: every wait without the GIL (`Releasing`'s, the constructor's,
+//! `close`'s) handles Rust values alone.
 //!
 //! The GIL is always there: the module is built for the limited API
 //! (abi3), which CPython's free-threaded builds do not load, and declares
@@ -34,6 +48,8 @@ use std::sync::{Mutex, TryLockError};
 use std::time::Duration;
 
 use pyo3::prelude::*;
+
+use crate::fork::Lineage;
 
 /// How many threads are inside a call to one issuer with the GIL let go.
 #[derive(Debug, Default)]
@@ -65,9 +81,21 @@ impl Away {
 pub(crate) struct Held<T> {
     issuer: UnsafeCell<Option<T>>,
     closed: AtomicBool,
-    /// Taken by `take` for its whole run, so that a second `close` returns
-    /// only when the first is done.
+    /// Taken by `close` until the issuer is closed, so that a second
+    /// `close` returns only when the first is done.
     closing: Mutex<()>,
+    /// The process it was made in: a copy in a child of `fork()` is
+    /// reached by no call.
+    lineage: Lineage,
+}
+
+/// Why [`Held::get`] gives no issuer.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// This is a copy in a child process of `fork()`.
+    Copy,
+    /// Closing began.
+    Closed,
 }
 
 // SAFETY: the issuer is shared between threads only as `&T` (`get`), which
@@ -81,19 +109,29 @@ impl<T> Held<T> {
             issuer: UnsafeCell::new(Some(issuer)),
             closed: AtomicBool::new(false),
             closing: Mutex::new(()),
+            lineage: Lineage::here(),
         }
     }
 
-    /// The issuer, for one call holding the GIL, or None once closing began.
+    /// The process it was made in.
+    pub(crate) fn lineage(&self) -> &Lineage {
+        &self.lineage
+    }
+
+    /// The issuer, for one call holding the GIL; refused in a child process
+    /// of `fork()` and once closing began.
     #[inline]
-    pub(crate) fn get<'py>(&'py self, _attached: Python<'py>) -> Option<&'py T> {
-        if self.closed.load(Ordering::SeqCst) {
-            return None;
+    pub(crate) fn get<'py>(&'py self, _attached: Python<'py>) -> Result<&'py T, Refused> {
+        if self.lineage.is_copy() {
+            return Err(Refused::Copy);
         }
-        // SAFETY: not closed, and the GIL is held: `take`, which needs the
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(Refused::Closed);
+        }
+        // SAFETY: not closed, and the GIL is held: `close`, which needs the
         // GIL, cannot mutate the issuer until this call lets the GIL go
         // through `Away` (counted) or is done with the reference.
-        unsafe { (*self.issuer.get()).as_ref() }
+        unsafe { (*self.issuer.get()).as_ref() }.ok_or(Refused::Closed)
     }
 
     /// Whether closing began.
@@ -102,9 +140,25 @@ impl<T> Held<T> {
     }
 
     /// Refuses every call from now on, waits (without the GIL) until no
-    /// call is away inside the issuer, and takes it; None if it was taken
-    /// before.
-    pub(crate) fn take(&self, py: Python<'_>, away: &Away) -> Option<T> {
+    /// call is away inside the issuer, and hands it to `close` (None if it
+    /// was taken before); a second `close` waits until the first returns.
+    /// A copy in a child process of `fork()` is dropped at once instead,
+    /// and `close` gets None: the issuer is the parent's to close.
+    pub(crate) fn close<R>(
+        &self,
+        py: Python<'_>,
+        away: &Away,
+        close: impl FnOnce(Option<T>) -> R,
+    ) -> R {
+        if self.lineage.is_copy() {
+            self.closed.store(true, Ordering::SeqCst);
+            // SAFETY: `get` refuses every call in this process, so no
+            // thread of it holds a reference; the threads away or closing
+            // at the fork are the parent's, not in this process. The GIL,
+            // held, orders two threads closing the copy.
+            drop(unsafe { (*self.issuer.get()).take() });
+            return close(None);
+        }
         let _closing = loop {
             match self.closing.try_lock() {
                 Ok(closing) => break closing,
@@ -119,7 +173,8 @@ impl<T> Held<T> {
         }
         // SAFETY: closed, so no call gets a new reference; none is away,
         // and this thread holds the GIL, so none is inside the issuer.
-        unsafe { (*self.issuer.get()).take() }
+        let taken = unsafe { (*self.issuer.get()).take() };
+        close(taken)
     }
 }
 

@@ -1,7 +1,7 @@
 """fork() after first use never yields a parent's ID in a child: the copied
 generator refuses (os.fork and multiprocessing's fork start method), a
 child makes its own, and a copy's close() leaves the parent's state file
-alone."""
+alone and returns at once, whatever the parent's threads were doing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ import json
 import multiprocessing
 import os
 import pathlib
+import subprocess
+import sys
 from typing import Any
+
+import pytest
 
 import snowflake_toolkit as sf
 
@@ -85,6 +89,66 @@ def test_a_copy_closed_in_the_child_leaves_the_parents_state_file(tmp_path: path
     assert not gen.closed
     gen.next_id()
     gen.close()
+
+
+FORK_WHILE_WAITING = """
+import os, sys, threading, time
+import snowflake_toolkit as sf
+
+gen = sf.Generator(machine=4, state_file=sys.argv[1])
+stop = threading.Event()
+
+def work():
+    # A batch this long waits for the next millisecond, without the GIL,
+    # most of the time.
+    while not stop.is_set():
+        gen.next_ids(1_000_000)
+
+worker = threading.Thread(target=work)
+worker.start()
+time.sleep(0.1)
+hung = 0
+for _ in range(10):
+    pid = os.fork()
+    if pid == 0:
+        gen.close()
+        os._exit(0 if gen.closed else 1)
+    deadline = time.monotonic() + 5
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            hung += 1
+            break
+        time.sleep(0.01)
+stop.set()
+worker.join()
+gen.close()
+assert hung == 0, f"close() hung in {hung} of 10 children"
+"""
+
+
+def test_a_copy_closes_at_once_though_a_thread_of_the_parent_was_waiting_inside_it(
+    tmp_path: pathlib.Path,
+) -> None:
+    # The parent's thread was waiting for the next millisecond, without the
+    # GIL, when the process forked: the child has no such thread, and its
+    # close() must not wait for it. In a child process, so that a hang fails
+    # the test instead of hanging it.
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", FORK_WHILE_WAITING, str(tmp_path / "ids.state")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("fork() while a thread waited inside the generator hung (120 s)")
+    assert done.returncode == 0, done.stderr
 
 
 def try_to_issue(_: int) -> str:

@@ -199,6 +199,122 @@ def test_threads_issuing_on_a_state_file_never_deadlock_and_close_leaves_every_i
     assert done.returncode == 0, done.stderr
 
 
+TWO_CLOSERS = """
+import sys, threading
+import snowflake_toolkit as sf
+
+state = sys.argv[1]
+for _ in range(50):
+    gen = sf.Generator(machine=4, state_file=state)
+    got, restarted = [], []
+    issuing = threading.Barrier(3)
+
+    def work():
+        mine = max(gen.next_ids(4096))
+        issuing.wait()
+        try:
+            while True:
+                mine = max(mine, max(gen.next_ids(4096)))
+        except sf.Unavailable:
+            got.append(mine)
+
+    def close_and_restart():
+        gen.close()
+        # Whichever close returns, the file is let go and the mark lowered.
+        with sf.Generator(machine=4, state_file=state) as again:
+            restarted.append(again.next_id())
+
+    issuers = [threading.Thread(target=work) for _ in range(2)]
+    for t in issuers:
+        t.start()
+    issuing.wait()
+    closers = [threading.Thread(target=close_and_restart), threading.Thread(target=gen.close)]
+    for t in closers:
+        t.start()
+    for t in issuers + closers:
+        t.join()
+    assert len(got) == 2 and len(restarted) == 1, (got, restarted)
+    assert restarted[0] > max(got), (restarted, got)
+"""
+
+
+def test_two_threads_closing_at_once_both_return_once_the_file_is_let_go(tmp_path: pathlib.Path) -> None:
+    # Two closes while two threads issue: the second waits until the first
+    # has lowered the mark and let the file go, so a start right after
+    # either succeeds. In a child process, so that a hang fails the test.
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", TWO_CLOSERS, str(tmp_path / "ids.state")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("two threads closing at once hung (60 s)")
+    assert done.returncode == 0, done.stderr
+
+
+CLOSE_FROM_A_SIGNAL_HANDLER = """
+import signal, sys, threading
+import snowflake_toolkit as sf
+
+state = sys.argv[1]
+for round in range(10):
+    gen = sf.Generator(machine=3, state_file=state)
+    others, reentrant = [], []
+
+    def work():
+        mine = 0
+        try:
+            while True:
+                mine = max(mine, max(gen.next_ids(5000)))
+        except sf.Unavailable:
+            others.append(mine)
+
+    def handler(signum, frame):
+        # Runs between two time units of the batch below, as Ctrl-C would.
+        if round % 2:
+            reentrant.append(max(gen.next_ids(3)))
+        gen.close()
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    mine = 0
+    try:
+        while True:
+            mine = max(mine, max(gen.next_ids(1_000_000)))
+    except sf.Unavailable as refused:
+        assert refused.kind == "closed", refused.kind
+    for t in threads:
+        t.join()
+    with sf.Generator(machine=3, state_file=state) as again:
+        first = again.next_id()
+        assert first > max([mine] + others + reentrant), (first, mine, others, reentrant)
+"""
+
+
+def test_a_signal_handler_that_closes_mid_batch_stops_every_thread_and_the_next_start_is_above_all(
+    tmp_path: pathlib.Path,
+) -> None:
+    # A batch of a million checks for signals between time units; the
+    # handler issues (every other round) and closes while two more threads
+    # issue. In a child process, so that a hang fails the test instead of
+    # hanging it.
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", CLOSE_FROM_A_SIGNAL_HANDLER, str(tmp_path / "ids.state")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("closing from a signal handler hung (60 s)")
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_restart_on_the_state_file_starts_above_every_earlier_id(tmp_path: pathlib.Path) -> None:
     state = tmp_path / "ids.state"
     clock = sf.ManualClock(T0)

@@ -217,3 +217,64 @@ fn loom_two_generators_over_one_shared_state() {
         assert_eq!(all.len(), 4, "duplicate IDs");
     });
 }
+
+/// Two threads that need a new mark at once (a window of one time unit, so
+/// every unit needs its own): one writes it, the other waits for the
+/// writer through the store's `wait_for_writer` and takes the lock after
+/// it; neither ever blocks for good, and every ID's time was covered by a
+/// stored mark before the ID was returned.
+#[test]
+fn loom_threads_needing_a_mark_at_once_wait_for_the_writer() {
+    use crate::error::Error;
+    use crate::store::MarkStore;
+    use loom::sync::atomic::{AtomicI64, Ordering};
+
+    /// A mark in a loom atomic, so that the model sees its writes.
+    struct Stored(Arc<AtomicI64>);
+    impl MarkStore for Stored {
+        fn load(&self) -> Result<Option<i64>, Error> {
+            Ok(Some(self.0.load(Ordering::SeqCst)).filter(|&ms| ms != i64::MIN))
+        }
+        fn save(&self, mark_ms: i64) -> Result<(), Error> {
+            self.0.store(mark_ms, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    loom::model(|| {
+        let layout = Layout::parse("time:61,node:1,sequence:1").unwrap();
+        let mark = Arc::new(AtomicI64::new(i64::MIN));
+        let generator = Arc::new(
+            Generator::builder(layout.clone())
+                .node(&[("node", 1)])
+                .clock(ManualClock::new(1))
+                .reserve_ms(1)
+                .store(Stored(mark.clone()))
+                .build()
+                .unwrap(),
+        );
+        let issue = {
+            let layout = layout.clone();
+            move |generator: &Generator<ManualClock>, mark: &AtomicI64| {
+                let ids = [generator.next_id().unwrap(), generator.next_id().unwrap()];
+                let covered = mark.load(Ordering::SeqCst);
+                for id in ids {
+                    let time = layout.decode(id).unwrap().timestamp_ms();
+                    assert!(
+                        time <= covered,
+                        "{id:?} issued at {time} above the mark {covered}"
+                    );
+                }
+                ids
+            }
+        };
+        let (other, other_mark, other_issue) = (generator.clone(), mark.clone(), issue.clone());
+        let handle = thread::spawn(move || other_issue(&other, &other_mark));
+        let mine = issue(&generator, &mark);
+        let theirs = handle.join().unwrap();
+        let mut all: Vec<_> = mine.into_iter().chain(theirs).collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 4, "duplicate IDs");
+    });
+}
