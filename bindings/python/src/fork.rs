@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{Fault, Kind, Result};
+use crate::errors::{Fault, Kind};
 
 /// How many forks lie between the first process that loaded this module
 /// and this one.
@@ -68,9 +68,10 @@ impl Lineage {
     }
 
     /// Refuses a copy made by `fork()`; `what` names the object (`this
-    /// Generator`) and `instead` says how a child gets one of its own.
+    /// ClusterNode`) and `instead` says how a child gets one of its own.
+    #[cfg(feature = "cluster")]
     #[inline]
-    pub(crate) fn check(&self, what: &str, instead: &str) -> Result<()> {
+    pub(crate) fn check(&self, what: &str, instead: &str) -> crate::errors::Result<()> {
         if self.is_copy() {
             return Err(self.refusal(what, instead));
         }
