@@ -16,6 +16,7 @@ import pathlib
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -24,6 +25,50 @@ from typing import Any, Iterator
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
+
+
+def run_in_child(script: str, *args: str, timeout: float, hang: str) -> None:
+    """Runs `script` in a child Python with `args`, so that a hang (a
+    deadlock that holds the GIL for good) fails the test after `timeout`
+    seconds, saying `hang`, instead of hanging the run; the child's own
+    assertions fail it too."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{hang} ({timeout:g} s)")
+    assert done.returncode == 0, done.stderr
+
+
+# For a script `run_in_child` runs: `issuing(source, batch)` starts four
+# threads that issue from `source` (a Generator or a ClusterNode) until it
+# refuses, half one ID a call and half `batch` at a time; each adds the
+# highest ID it got to `got` and the refusal's kind to `ended`.
+ISSUING = """
+import threading
+import snowflake_toolkit as sf
+
+def issuing(source, batch):
+    got, ended = [], []
+
+    def work(batches):
+        mine = 0
+        try:
+            while True:
+                mine = max(mine, max(source.next_ids(batch)) if batches else source.next_id())
+        except sf.Unavailable as refused:
+            ended.append(refused.kind)
+        got.append(mine)
+
+    threads = [threading.Thread(target=work, args=(i % 2 == 0,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    return threads, got, ended
+"""
 
 
 def load(name: str) -> Any:

@@ -16,7 +16,7 @@ from typing import Iterator
 import pytest
 
 import snowflake_toolkit as sf
-from conftest import Etcd
+from conftest import ISSUING, Etcd, run_in_child
 
 WORKER = str(pathlib.Path(__file__).with_name("cluster_worker.py"))
 TWO_SLOTS = "time:41,machine:1,sequence:12"
@@ -101,26 +101,12 @@ def test_a_clean_stop_hands_the_slot_over_at_once(etcd: Etcd) -> None:
     second.stop()
 
 
-STOP_WHILE_ISSUING = """
-import sys, threading, time
-import snowflake_toolkit as sf
+STOP_WHILE_ISSUING = ISSUING + """
+import sys, time
 
 endpoint, cluster, spec = sys.argv[1:]
 node = sf.ClusterNode(endpoint, cluster=cluster, layout=spec, lease_ttl=2, timeout=30)
-got, ended = [], []
-
-def work(batches):
-    mine = 0
-    try:
-        while True:
-            mine = max(mine, max(node.next_ids(64)) if batches else node.next_id())
-    except sf.Unavailable as refused:
-        ended.append(refused.kind)
-    got.append(mine)
-
-threads = [threading.Thread(target=work, args=(i % 2 == 0,)) for i in range(4)]
-for t in threads:
-    t.start()
+threads, got, ended = issuing(node, 64)
 # Past a few renewals of the 2 s lease, each with a write of the mark.
 time.sleep(3)
 node.stop()
@@ -141,16 +127,14 @@ def test_threads_issuing_from_one_node_never_deadlock_and_stop_under_them_hands_
     # on etcd meanwhile; stop() comes while they issue. In a child process,
     # so that a deadlock (the GIL held forever) fails the test instead of
     # hanging it.
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", STOP_WHILE_ISSUING, etcd.endpoint, name(), "time:41,machine:1,sequence:4"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("threads issuing from one ClusterNode deadlocked (60 s)")
-    assert done.returncode == 0, done.stderr
+    run_in_child(
+        STOP_WHILE_ISSUING,
+        etcd.endpoint,
+        name(),
+        "time:41,machine:1,sequence:4",
+        timeout=60,
+        hang="threads issuing from one ClusterNode deadlocked",
+    )
 
 
 def test_a_node_still_running_at_exit_is_stopped_and_its_slot_freed(etcd: Etcd) -> None:

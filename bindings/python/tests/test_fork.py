@@ -9,13 +9,12 @@ import json
 import multiprocessing
 import os
 import pathlib
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 import snowflake_toolkit as sf
+from conftest import run_in_child
 
 PARENT = sf.Generator(machine=1)
 
@@ -139,16 +138,12 @@ def test_a_copy_closes_at_once_though_a_thread_of_the_parent_was_waiting_inside_
     # GIL, when the process forked: the child has no such thread, and its
     # close() must not wait for it. In a child process, so that a hang fails
     # the test instead of hanging it.
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", FORK_WHILE_WAITING, str(tmp_path / "ids.state")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("fork() while a thread waited inside the generator hung (120 s)")
-    assert done.returncode == 0, done.stderr
+    run_in_child(
+        FORK_WHILE_WAITING,
+        str(tmp_path / "ids.state"),
+        timeout=120,
+        hang="fork() while a thread waited inside the generator hung",
+    )
 
 
 def try_to_issue(_: int) -> str:

@@ -16,6 +16,7 @@ import time
 import pytest
 
 import snowflake_toolkit as sf
+from conftest import ISSUING, run_in_child
 
 T0 = 1_700_000_000_000
 
@@ -145,27 +146,13 @@ def test_close_lets_the_generator_go_and_later_calls_are_refused(tmp_path: pathl
     sf.Generator(machine=1, state_file=tmp_path / "ids.state").close()
 
 
-CLOSE_WHILE_ISSUING = """
-import sys, threading, time
-import snowflake_toolkit as sf
+CLOSE_WHILE_ISSUING = ISSUING + """
+import sys, time
 
 state = sys.argv[1]
 for _ in range(5):
     gen = sf.Generator(machine=2, state_file=state)
-    got, ended = [], []
-
-    def work(batches):
-        mine = 0
-        try:
-            while True:
-                mine = max(mine, max(gen.next_ids(4096)) if batches else gen.next_id())
-        except sf.Unavailable as refused:
-            ended.append(refused.kind)
-        got.append(mine)
-
-    threads = [threading.Thread(target=work, args=(i % 2 == 0,)) for i in range(4)]
-    for t in threads:
-        t.start()
+    threads, got, ended = issuing(gen, 4096)
     time.sleep(0.2)
     gen.close()
     for t in threads:
@@ -187,16 +174,12 @@ def test_threads_issuing_on_a_state_file_never_deadlock_and_close_leaves_every_i
     # and lower the mark only to IDs really issued. In a child process, so
     # that a deadlock (the GIL held forever) fails the test instead of
     # hanging it.
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", CLOSE_WHILE_ISSUING, str(tmp_path / "ids.state")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("threads issuing on a state file deadlocked (60 s)")
-    assert done.returncode == 0, done.stderr
+    run_in_child(
+        CLOSE_WHILE_ISSUING,
+        str(tmp_path / "ids.state"),
+        timeout=60,
+        hang="threads issuing on a state file deadlocked",
+    )
 
 
 TWO_CLOSERS = """
@@ -242,16 +225,12 @@ def test_two_threads_closing_at_once_both_return_once_the_file_is_let_go(tmp_pat
     # Two closes while two threads issue: the second waits until the first
     # has lowered the mark and let the file go, so a start right after
     # either succeeds. In a child process, so that a hang fails the test.
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", TWO_CLOSERS, str(tmp_path / "ids.state")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("two threads closing at once hung (60 s)")
-    assert done.returncode == 0, done.stderr
+    run_in_child(
+        TWO_CLOSERS,
+        str(tmp_path / "ids.state"),
+        timeout=60,
+        hang="two threads closing at once hung",
+    )
 
 
 CLOSE_FROM_A_SIGNAL_HANDLER = """
@@ -303,16 +282,12 @@ def test_a_signal_handler_that_closes_mid_batch_stops_every_thread_and_the_next_
     # handler issues (every other round) and closes while two more threads
     # issue. In a child process, so that a hang fails the test instead of
     # hanging it.
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", CLOSE_FROM_A_SIGNAL_HANDLER, str(tmp_path / "ids.state")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("closing from a signal handler hung (60 s)")
-    assert done.returncode == 0, done.stderr
+    run_in_child(
+        CLOSE_FROM_A_SIGNAL_HANDLER,
+        str(tmp_path / "ids.state"),
+        timeout=60,
+        hang="closing from a signal handler hung",
+    )
 
 
 def test_a_restart_on_the_state_file_starts_above_every_earlier_id(tmp_path: pathlib.Path) -> None:
