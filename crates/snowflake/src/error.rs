@@ -408,10 +408,11 @@ impl fmt::Display for Error {
                 bits,
             } => write!(
                 f,
-                "{field} {value:?} is not a whole number; allowed is 0 to {max} ({bits} bits)"
+                "{field} {} is not a whole number; allowed is 0 to {max} ({bits} bits)",
+                Quoted(value)
             ),
             Repr::UnknownField { field, known } => {
-                write!(f, "the layout has no field {field:?}; its fields are ")?;
+                write!(f, "the layout has no field {}; its fields are ", Quoted(field))?;
                 write_list(f, known)
             }
             Repr::DuplicateField { field } => {
@@ -431,7 +432,8 @@ impl fmt::Display for Error {
             ),
             Repr::InvalidTimestamp { field, value } => write!(
                 f,
-                "{field} {value:?} is not a time; give Unix milliseconds or an RFC 3339 date such as 2024-01-31T12:00:00Z"
+                "{field} {} is not a time; give Unix milliseconds or an RFC 3339 date such as 2024-01-31T12:00:00Z",
+                Quoted(value)
             ),
             Repr::InvalidWindow { from, to } => write!(
                 f,
@@ -447,17 +449,18 @@ impl fmt::Display for Error {
                 hint,
             } => {
                 match problem {
-                    TextProblem::Empty => write!(f, "id {value:?} is empty")?,
-                    TextProblem::Negative => write!(f, "id {value:?} is negative")?,
+                    TextProblem::Empty => write!(f, "id {} is empty", Quoted(value))?,
+                    TextProblem::Negative => write!(f, "id {} is negative", Quoted(value))?,
                     TextProblem::BadChar(c) => {
-                        write!(f, "id {value:?} is not {form}: {c:?} is not allowed")?;
+                        write!(f, "id {} is not {form}: {c:?} is not allowed", Quoted(value))?;
                     }
                     TextProblem::TooLong(n) => {
-                        write!(f, "id {value:?} is not {form}: it is {n} characters long")?;
+                        write!(f, "id {} is not {form}: it is {n} characters long", Quoted(value))?;
                     }
                     TextProblem::TooLarge => write!(
                         f,
-                        "id {value:?} does not fit in 64 bits; IDs are 0 to 18446744073709551615"
+                        "id {} does not fit in 64 bits; IDs are 0 to 18446744073709551615",
+                        Quoted(value)
                     )?,
                 }
                 write!(f, "; {allowed}")?;
@@ -500,9 +503,9 @@ impl fmt::Display for Error {
                 field,
                 value,
                 allowed,
-            } => write!(f, "{field} {value} is not allowed; {allowed}"),
+            } => write!(f, "{field} {} is not allowed; {allowed}", Elided(value)),
             Repr::UnknownTextForm { value, forms } => {
-                write!(f, "format {value} is not allowed; a text form is ")?;
+                write!(f, "format {} is not allowed; a text form is ", Elided(value))?;
                 write_or_list(f, forms.iter().copied())
             }
             Repr::ClockBackwards {
@@ -537,6 +540,44 @@ impl fmt::Display for Error {
 }
 
 /// `a, b or c`.
+/// How much of a value a message shows: values longer than this are cut,
+/// so that a megabyte pasted by mistake is not written back whole into a
+/// log, a terminal or a response ([`Error::value`] keeps it whole).
+const SHOWN_CHARS: usize = 64;
+
+/// `value` as a message shows it: whole, or its first [`SHOWN_CHARS`]
+/// characters and an ellipsis.
+fn shown(value: &str) -> (&str, bool) {
+    match value.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => (&value[..cut], true),
+        None => (value, false),
+    }
+}
+
+/// A value quoted as `{:?}` quotes it, cut after [`SHOWN_CHARS`] characters.
+struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match shown(self.0) {
+            (whole, false) => write!(f, "{whole:?}"),
+            (start, true) => write!(f, "\"{}…\"", start.escape_debug()),
+        }
+    }
+}
+
+/// A value as it is, cut after [`SHOWN_CHARS`] characters.
+struct Elided<'a>(&'a str);
+
+impl fmt::Display for Elided<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match shown(self.0) {
+            (whole, false) => f.write_str(whole),
+            (start, true) => write!(f, "{start}…"),
+        }
+    }
+}
+
 fn write_or_list<'a>(
     f: &mut fmt::Formatter<'_>,
     items: impl ExactSizeIterator<Item = &'a str>,
@@ -573,3 +614,37 @@ impl fmt::Debug for Error {
 }
 
 impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::{String, ToString};
+
+    use crate::{Error, Id};
+
+    #[test]
+    fn a_long_value_is_cut_in_the_message_and_kept_whole_by_value() {
+        let pasted = "é".repeat(100) + &"x".repeat(100_000);
+        let err = Id::parse(&pasted).unwrap_err();
+        let cut = "é".repeat(64);
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("id \"{cut}…\" is not decimal: 'é' is not allowed;")),
+            "{message}"
+        );
+        assert!(message.len() < 400, "{message}");
+        assert_eq!(err.value(), Some(pasted.clone()));
+        let err = Error::invalid_value("cluster", &pasted, "a cluster name is ...");
+        assert_eq!(
+            err.to_string(),
+            format!("cluster {cut}… is not allowed; a cluster name is ...")
+        );
+        // Up to the limit a value is shown whole; one character more is cut.
+        let at_limit: String = "7".repeat(63) + "x";
+        let err = Id::parse(&at_limit).unwrap_err();
+        assert!(err.to_string().starts_with(&format!("id {at_limit:?} ")), "{err}");
+        let over = at_limit + "x";
+        let err = Id::parse(&over).unwrap_err();
+        let cut = format!("id \"{}…\" ", &over[..64]);
+        assert!(err.to_string().starts_with(&cut), "{err}");
+    }
+}
