@@ -412,7 +412,11 @@ impl fmt::Display for Error {
                 Quoted(value)
             ),
             Repr::UnknownField { field, known } => {
-                write!(f, "the layout has no field {}; its fields are ", Quoted(field))?;
+                write!(
+                    f,
+                    "the layout has no field {}; its fields are ",
+                    Quoted(field)
+                )?;
                 write_list(f, known)
             }
             Repr::DuplicateField { field } => {
@@ -452,10 +456,18 @@ impl fmt::Display for Error {
                     TextProblem::Empty => write!(f, "id {} is empty", Quoted(value))?,
                     TextProblem::Negative => write!(f, "id {} is negative", Quoted(value))?,
                     TextProblem::BadChar(c) => {
-                        write!(f, "id {} is not {form}: {c:?} is not allowed", Quoted(value))?;
+                        write!(
+                            f,
+                            "id {} is not {form}: {c:?} is not allowed",
+                            Quoted(value)
+                        )?;
                     }
                     TextProblem::TooLong(n) => {
-                        write!(f, "id {} is not {form}: it is {n} characters long", Quoted(value))?;
+                        write!(
+                            f,
+                            "id {} is not {form}: it is {n} characters long",
+                            Quoted(value)
+                        )?;
                     }
                     TextProblem::TooLarge => write!(
                         f,
@@ -505,7 +517,11 @@ impl fmt::Display for Error {
                 allowed,
             } => write!(f, "{field} {} is not allowed; {allowed}", Elided(value)),
             Repr::UnknownTextForm { value, forms } => {
-                write!(f, "format {} is not allowed; a text form is ", Elided(value))?;
+                write!(
+                    f,
+                    "format {} is not allowed; a text form is ",
+                    Elided(value)
+                )?;
                 write_or_list(f, forms.iter().copied())
             }
             Repr::ClockBackwards {
@@ -628,7 +644,9 @@ mod tests {
         let cut = "é".repeat(64);
         let message = err.to_string();
         assert!(
-            message.starts_with(&format!("id \"{cut}…\" is not decimal: 'é' is not allowed;")),
+            message.starts_with(&format!(
+                "id \"{cut}…\" is not decimal: 'é' is not allowed;"
+            )),
             "{message}"
         );
         assert!(message.len() < 400, "{message}");
@@ -641,7 +659,10 @@ mod tests {
         // Up to the limit a value is shown whole; one character more is cut.
         let at_limit: String = "7".repeat(63) + "x";
         let err = Id::parse(&at_limit).unwrap_err();
-        assert!(err.to_string().starts_with(&format!("id {at_limit:?} ")), "{err}");
+        assert!(
+            err.to_string().starts_with(&format!("id {at_limit:?} ")),
+            "{err}"
+        );
         let over = at_limit + "x";
         let err = Id::parse(&over).unwrap_err();
         let cut = format!("id \"{}…\" ", &over[..64]);
