@@ -117,7 +117,11 @@ fn parse_text() {
         seed.extend_from_slice(text.as_bytes());
         seeds.push(seed);
     }
-    run(targets::parse_text::run, seeds, dictionary("parse_text.dict"));
+    run(
+        targets::parse_text::run,
+        seeds,
+        dictionary("parse_text.dict"),
+    );
 }
 
 #[test]

@@ -47,7 +47,7 @@ pub fn run(data: &[u8]) {
         Err(err) => {
             assert_eq!(err.field(), Some("id"), "{s:?}: {err}");
             assert!(
-                err.to_string().starts_with(&format!("id {s:?} ")),
+                err.to_string().starts_with(&super::named_id(s)),
                 "{s:?}: {err}"
             );
             return;

@@ -95,7 +95,7 @@ pub fn run(data: &[u8]) {
         Err(err) => {
             assert_eq!(err.field(), Some("id"), "{form} {text:?}: {err}");
             assert!(
-                err.to_string().starts_with(&format!("id {text:?} ")),
+                err.to_string().starts_with(&super::named_id(text)),
                 "{form} {text:?}: {err}"
             );
             assert!(err.to_string().contains(form.name()), "{form}: {err}");
