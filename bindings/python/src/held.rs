@@ -4,8 +4,8 @@
 //! # Design
 //!
 //! A lock around the issuer (a read lock per call, the write lock for
-//! `close`) costs two atomic read-modify-writes on every ID, about a tenth
-//! of a call. The GIL already orders the calls: a call holds it from its
+//! `close`) costs two atomic read-modify-writes on every ID (BENCHMARKS.md,
+//! section 14, says how much). The GIL already orders the calls: a call holds it from its
 //! look at `closed` until it is done with the issuer, and lets it go only
 //! where the core waits, through the [`Releasing`](crate::detach::Releasing)
 //! clock and store, which count the threads away in [`Away`]. So `close`,
