@@ -5,10 +5,11 @@
 //!
 //! A lock around the issuer (a read lock per call, the write lock for
 //! `close`) costs two atomic read-modify-writes on every ID (BENCHMARKS.md,
-//! section 14, says how much). The GIL already orders the calls: a call holds it from its
-//! look at `closed` until it is done with the issuer, and lets it go only
-//! where the core waits, through the [`Releasing`](crate::detach::Releasing)
-//! clock and store, which count the threads away in [`Away`]. So `close`,
+//! section 14, says how much). The GIL already orders the calls: a call
+//! holds it from its look at `closed` until it is done with the issuer,
+//! and lets it go only where the core waits, through the
+//! [`Releasing`](crate::detach::Releasing) clock and store, which count the
+//! threads away in [`Away`]. So `close`,
 //! holding the GIL, sees every other call either outside the issuer or
 //! counted away; it marks the issuer closed, lets the GIL go until no
 //! thread is away, and takes the issuer with the GIL held: no call can be
