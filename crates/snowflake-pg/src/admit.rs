@@ -55,8 +55,9 @@ pub(crate) fn admit(function: &CStr) -> &'static Shared {
     }
 }
 
-/// Whether this backend's database is the one whose sequence keeps the mark.
-pub(crate) fn in_the_marks_database() -> Result<(), String> {
+/// Whether this backend's database is the one whose sequence keeps the
+/// mark; `function`, the caller, is named in the refusal.
+pub(crate) fn in_the_marks_database(function: &CStr) -> Result<(), String> {
     let name = settings::database();
     let c_name =
         CString::new(name.as_str()).map_err(|_| format!("snowflake.database = '{name}'"))?;
@@ -70,8 +71,9 @@ pub(crate) fn in_the_marks_database() -> Result<(), String> {
     };
     if theirs != mine {
         return Err(format!(
-            "snowflake.next_id() issues in database '{name}' only (snowflake.database), where \
-             the generator keeps its high-water mark: one server, one generator"
+            "{} works in database '{name}' only (snowflake.database), where the generator \
+             keeps its high-water mark: one server, one generator",
+            function.to_string_lossy()
         ));
     }
     Ok(())

@@ -13,12 +13,15 @@ use crate::report::{OrFail, fail_with};
 use crate::settings;
 use crate::shared::Shared;
 
+/// The function, as its refusals name it.
+const NEXT_ID: &std::ffi::CStr = c"snowflake.next_id()";
+
 /// The next ID of this server's generator: strictly greater than every ID
 /// it issued before, from any connection, and than every ID it issued
 /// before a restart, a crash or a promotion.
 #[pg_extern(volatile, parallel_unsafe)]
 fn next_id() -> i64 {
-    let shared = admit(c"snowflake.next_id()");
+    let shared = admit(NEXT_ID);
     let generator = match backend() {
         Ok(generator) => generator,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, message),
@@ -38,7 +41,7 @@ fn backend() -> Result<&'static Generator, &'static str> {
     static GENERATOR: OnceLock<Result<Generator, String>> = OnceLock::new();
     GENERATOR
         .get_or_init(|| {
-            in_the_marks_database()?;
+            in_the_marks_database(NEXT_ID)?;
             let (layout, node) = settings::read()?;
             let node: Vec<(&str, u64)> = node.iter().map(|(n, v)| (n.as_str(), *v)).collect();
             settings::builder(&layout, &node)

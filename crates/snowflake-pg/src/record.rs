@@ -143,8 +143,9 @@ fn keep_text(now: &Written) -> Result<(), Error> {
 /// recorded.
 #[pg_extern(volatile, parallel_unsafe)]
 fn adopt_settings() -> String {
-    admit(c"snowflake.adopt_settings()");
-    let (layout, node) = match in_the_marks_database().and_then(|()| settings::read()) {
+    const FUNCTION: &std::ffi::CStr = c"snowflake.adopt_settings()";
+    admit(FUNCTION);
+    let (layout, node) = match in_the_marks_database(FUNCTION).and_then(|()| settings::read()) {
         Ok(settings) => settings,
         Err(message) => fail_with(PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR, &message),
     };

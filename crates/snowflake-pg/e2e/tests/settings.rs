@@ -67,8 +67,9 @@ fn without_preloading_next_id_says_how_to_load_it() {
     assert!(err.contains("shared_preload_libraries"), "{err}");
 }
 
-/// One server, one generator, one mark: next_id() issues in the database
-/// snowflake.database names, and says so elsewhere.
+/// One server, one generator, one mark: next_id() issues, and
+/// adopt_settings() records, in the database snowflake.database names only,
+/// and each says so elsewhere, naming itself.
 #[test]
 fn next_id_issues_in_the_marks_database_only() {
     let server = Server::new(&[NODE]);
@@ -76,10 +77,17 @@ fn next_id_issues_in_the_marks_database_only() {
     server
         .psql("postgres", "other", "CREATE EXTENSION snowflake")
         .unwrap();
-    let err = server
-        .psql("postgres", "other", "SELECT snowflake.next_id()")
-        .unwrap_err();
-    assert!(err.contains("snowflake.database"), "{err}");
+    for function in ["snowflake.next_id()", "snowflake.adopt_settings()"] {
+        let err = server
+            .psql("postgres", "other", &format!("SELECT {function}"))
+            .unwrap_err();
+        assert!(
+            err.contains(&format!(
+                "{function} works in database 'postgres' only (snowflake.database)"
+            )),
+            "{err}"
+        );
+    }
     server.next_id();
 }
 
