@@ -54,8 +54,6 @@ const INSTEAD: &str = "Make the generator in each process after it starts (gunic
 pub(crate) struct PyGenerator {
     /// The generator, until `close` takes it.
     issuer: Held<Issuer>,
-    /// The calls inside it that let the GIL go while it waits.
-    away: Arc<Away>,
     layout: Arc<Layout>,
     node: Vec<(String, u64)>,
     state_file: Option<PathBuf>,
@@ -101,8 +99,7 @@ impl PyGenerator {
             None => builder.build(),
         })?;
         Ok(PyGenerator {
-            issuer: Held::new(built),
-            away,
+            issuer: Held::new(built, away),
             layout,
             node,
             state_file,
@@ -142,7 +139,7 @@ impl PyGenerator {
     /// Closing twice does nothing. In a child process of fork() it only
     /// lets the copy go: the mark is the parent's.
     fn close(&self, py: Python<'_>) -> Result<()> {
-        self.issuer.close(py, &self.away, |issuer| match issuer {
+        self.issuer.close(py, |issuer| match issuer {
             Some(issuer) => py.detach(|| issuer.close()),
             None => Ok(()),
         })?;

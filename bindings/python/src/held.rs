@@ -45,7 +45,7 @@
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, TryLockError};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -81,6 +81,9 @@ impl Away {
 #[derive(Debug)]
 pub(crate) struct Held<T> {
     issuer: UnsafeCell<Option<T>>,
+    /// The calls inside the issuer that let the GIL go while it waits: the
+    /// count its `Releasing` clock and store keep.
+    away: Arc<Away>,
     closed: AtomicBool,
     /// Taken by `close` until the issuer is closed, so that a second
     /// `close` returns only when the first is done.
@@ -105,9 +108,11 @@ pub(crate) enum Refused {
 unsafe impl<T: Send + Sync> Sync for Held<T> {}
 
 impl<T> Held<T> {
-    pub(crate) fn new(issuer: T) -> Held<T> {
+    /// `issuer` counts its calls away in `away`.
+    pub(crate) fn new(issuer: T, away: Arc<Away>) -> Held<T> {
         Held {
             issuer: UnsafeCell::new(Some(issuer)),
+            away,
             closed: AtomicBool::new(false),
             closing: Mutex::new(()),
             lineage: Lineage::here(),
@@ -145,12 +150,7 @@ impl<T> Held<T> {
     /// was taken before); a second `close` waits until the first returns.
     /// A copy in a child process of `fork()` is dropped at once instead,
     /// and `close` gets None: the issuer is the parent's to close.
-    pub(crate) fn close<R>(
-        &self,
-        py: Python<'_>,
-        away: &Away,
-        close: impl FnOnce(Option<T>) -> R,
-    ) -> R {
+    pub(crate) fn close<R>(&self, py: Python<'_>, close: impl FnOnce(Option<T>) -> R) -> R {
         if self.lineage.is_copy() {
             self.closed.store(true, Ordering::SeqCst);
             // SAFETY: `get` refuses every call in this process, so no
@@ -169,7 +169,7 @@ impl<T> Held<T> {
             }
         };
         self.closed.store(true, Ordering::SeqCst);
-        while away.anyone() {
+        while self.away.anyone() {
             nap(py);
         }
         // SAFETY: closed, so no call gets a new reference; none is away,
@@ -179,7 +179,7 @@ impl<T> Held<T> {
     }
 }
 
-/// A short wait without the GIL, for `take` to let other calls finish.
+/// A short wait without the GIL, for `close` to let other calls finish.
 fn nap(py: Python<'_>) {
     py.detach(|| std::thread::sleep(Duration::from_micros(50)));
 }
