@@ -11,7 +11,7 @@ export type TextFormName = 'decimal' | 'hex' | 'base32' | 'base62' | 'base58';
 /** An ID: a BigInt, a decimal or 0x hexadecimal string, or a Number below 2^53. */
 export type IdInput = bigint | string | number;
 
-/** Unix milliseconds: a Number, a BigInt, a string of digits, or a Date. */
+/** A time: Unix milliseconds as a Number, a BigInt or a string of digits; an RFC 3339 date such as `2024-01-31T12:00:00Z` (or `+01:00`); or a Date. */
 export type TimeInput = number | bigint | string | Date;
 
 /** A layout: a preset's name, a spec such as `time:41,worker:10,sequence:12`, or one parseLayout made. */

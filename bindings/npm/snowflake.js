@@ -177,15 +177,15 @@ function idOf(id) {
 }
 
 // Unix milliseconds as the module takes them, from a Number, a BigInt, a
-// Date or a string of digits; the core's "not a time" error otherwise.
+// Date, or a string the core reads (digits or an RFC 3339 date); the core's
+// "not a time" error otherwise.
 function msOf(field, time) {
   if (typeof time === 'number' && Number.isSafeInteger(time)) return BigInt(time);
   if (typeof time === 'bigint' && time >= -I64_MAX - 1n && time <= I64_MAX) return time;
   if (time instanceof Date && !Number.isNaN(time.getTime())) return BigInt(time.getTime());
-  if (typeof time === 'string' && /^\s*[+-]?[0-9]+\s*$/.test(time)) return msOf(field, BigInt(time.trim()));
   input(`${field}${SEP}${time instanceof Date ? 'Invalid Date' : String(time)}`);
-  wasm.sf_not_a_time();
-  throw failure();
+  check(wasm.sf_read_time());
+  return BigInt.asIntN(64, nums[0]);
 }
 
 // A time's text for the module, which reads it as the command reads --epoch.
@@ -263,7 +263,7 @@ export class Layout {
  * preset's name (`twitter`, `discord`, …) or a spec, fields most significant
  * first (`time:41,datacenter:5,machine:5,sequence:12`, the field named
  * `sequence` the sequence), with the epoch (Unix ms as a Number, BigInt,
- * string of digits or a Date) and the tick (whole ms) replaced where given.
+ * string of digits, an RFC 3339 date or a Date) and the tick (whole ms) replaced where given.
  */
 export function parseLayout(spec, { epoch, tickMs } = {}) {
   ready();
@@ -454,7 +454,7 @@ function wholeU64(value) {
 
 /**
  * Composes an ID (a BigInt) from `timestamp` (Unix ms as a Number, BigInt or
- * string of digits, or a Date; now when left out) and `fields` by name
+ * string of digits, an RFC 3339 date, or a Date; now when left out) and `fields` by name
  * (fields left out are 0), checked as the command checks them: a value out
  * of its field's range, not a whole number, or a field the layout lacks, is
  * the core's error.
@@ -505,13 +505,15 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
     if (id >= 0n) return id;
     check(wasm.sf_compose_doubles(l[HANDLE], time, count));
   } else if (whole) {
+    // Read first: reading a time's text uses the buffers the values go in.
+    const ms = msOf('timestamp', time);
     count = 0;
     for (const name in fields) {
       nums[2 * count] = l.placeNumbers[l.places.get(name)];
       nums[2 * count + 1] = BigInt(fields[name]);
       count += 1;
     }
-    check(wasm.sf_compose_values(l[HANDLE], msOf('timestamp', time), count));
+    check(wasm.sf_compose_values(l[HANDLE], ms, count));
   } else {
     const parts = [];
     for (const name in fields) parts.push(name, String(fields[name]));

@@ -46,9 +46,12 @@ test('a field wider than 53 bits, and times past 2^53 ms, come back as BigInts',
   assert.equal(late.time, sf.formatTime((1n << 61n) - 1n));
 });
 
-test('a layout as the command reads it: a preset, a spec, an epoch as ms or a Date, a tick', () => {
+test('a layout as the command reads it: a preset, a spec, an epoch as ms, an RFC 3339 date or a Date, a tick', () => {
   const baidu = sf.parseLayout('time:29,worker:21,sequence:13', { epoch: new Date('2016-09-20T00:00:00Z'), tickMs: 1000 });
   assert.equal(baidu.epochMs, 1474329600000n);
+  for (const epoch of ['2016-09-20T00:00:00Z', '2016-09-20T08:00:00+08:00', ' 1474329600000 ']) {
+    assert.equal(sf.parseLayout('time:29,worker:21,sequence:13', { epoch }).epochMs, 1474329600000n, epoch);
+  }
   assert.equal(baidu.tickMs, 1000n);
   assert.equal(baidu.platform, null);
   assert.equal(sf.parseLayout('twitter'), sf.layouts[0]);
@@ -64,10 +67,13 @@ test('a layout as the command reads it: a preset, a spec, an epoch as ms or a Da
   assert.match(thrown(() => sf.parseLayout('flickr')).message, /^unknown layout "flickr"; use a preset \(twitter, discord/);
 });
 
-test('compose: fields as Numbers, BigInts or text, the time as ms, a BigInt, digits or a Date, now when left out', () => {
+test('compose: fields as Numbers, BigInts or text, the time as ms, a BigInt, digits, an RFC 3339 date or a Date, now when left out', () => {
   const want = 4194439168n;
   const fields = { datacenter: 1, machine: 1, sequence: 0 };
-  for (const timestamp of [1288834975657, 1288834975657n, '1288834975657', new Date(1288834975657)]) {
+  const times = [1288834975657, 1288834975657n, '1288834975657', new Date(1288834975657)];
+  // As the command reads --timestamp: RFC 3339 with any offset, the fraction cut to ms.
+  times.push('2010-11-04T01:42:55.657Z', '2010-11-04T02:42:55.657999+01:00', sf.formatTime(1288834975657));
+  for (const timestamp of times) {
     assert.equal(sf.compose({ timestamp, fields }), want);
   }
   assert.equal(sf.compose({ timestamp: 1288834975657, fields: { datacenter: 1n, machine: '1' } }), want);
@@ -81,6 +87,8 @@ test('compose: fields as Numbers, BigInts or text, the time as ms, a BigInt, dig
     [{ fields: { rack: 1 } }, 'rack', 'the layout has no field "rack"; its fields are datacenter, machine, sequence'],
     [{ timestamp: 0 }, 'timestamp', null],
     [{ timestamp: 'soon' }, 'timestamp', null],
+    [{ timestamp: '2023-02-29T00:00:00Z' }, 'timestamp', 'timestamp "2023-02-29T00:00:00Z" is not a time; give Unix milliseconds or an RFC 3339 date such as 2024-01-31T12:00:00Z'],
+    [{ timestamp: '99999999999999999999' }, 'timestamp', null],
     [{ timestamp: new Date(NaN) }, 'timestamp', null],
   ];
   for (const [parts, field, message] of bad) {

@@ -1,7 +1,7 @@
 //! Text from the user turned into core values, with the core's errors: the
 //! one place the CLI and the HTTP API both parse times, layouts and fields.
 
-use snowflake::{Error, Layout};
+use snowflake::{Error, Layout, UnixMillis};
 
 /// A time given as Unix milliseconds or as an RFC 3339 date.
 ///
@@ -13,10 +13,18 @@ use snowflake::{Error, Layout};
 /// assert!(parse_time("from", "tomorrow").is_err());
 /// # Ok::<(), snowflake::Error>(())
 /// ```
+///
+/// RFC 3339 is read by the core, as the WebAssembly module reads it, so the
+/// page's package and the command agree on every such date (a test holds
+/// them to `jiff`'s reading); `jiff` reads what else Temporal allows, such as
+/// `2024-01-31T12:00+01:00[Europe/Paris]`.
 pub fn parse_time(field: &'static str, text: &str) -> Result<i64, Error> {
     let text = text.trim();
     if let Ok(ms) = text.parse::<i64>() {
         return Ok(ms);
+    }
+    if let Some(ms) = UnixMillis::parse_rfc3339(text) {
+        return Ok(ms.0);
     }
     text.parse::<jiff::Timestamp>()
         .map(|t| t.as_millisecond())
@@ -127,4 +135,51 @@ pub fn all_layouts(
         ));
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use snowflake::UnixMillis;
+
+    /// An RFC 3339 date in jiff's years, with every choice the grammar
+    /// leaves: the separator, a fraction of 0 to 9 digits, a leap second, and
+    /// `Z`, `z` or an offset.
+    fn rfc3339() -> impl Strategy<Value = String> {
+        (
+            (0u32..=9999, 1u32..=12, 1u32..=31),
+            (
+                prop::sample::select(vec!['T', 't', ' ']),
+                0u32..24,
+                0u32..60,
+                0u32..=60,
+            ),
+            prop::option::of("[0-9]{1,9}"),
+            prop_oneof![
+                Just("Z".to_string()),
+                Just("z".to_string()),
+                (prop::sample::select(vec!['+', '-']), 0u32..24, 0u32..60)
+                    .prop_map(|(sign, h, m)| format!("{sign}{h:02}:{m:02}")),
+            ],
+        )
+            .prop_map(|((y, mo, d), (sep, h, mi, s), fraction, offset)| {
+                let fraction = fraction.map(|f| format!(".{f}")).unwrap_or_default();
+                format!("{y:04}-{mo:02}-{d:02}{sep}{h:02}:{mi:02}:{s:02}{fraction}{offset}")
+            })
+    }
+
+    proptest! {
+        /// The core and jiff read every such date alike: both refuse the
+        /// days a month lacks, and both give the same milliseconds.
+        #[test]
+        fn the_core_reads_rfc3339_as_jiff_does(text in rfc3339()) {
+            let jiff = text.parse::<jiff::Timestamp>().ok().map(|t| t.as_millisecond());
+            let core = UnixMillis::parse_rfc3339(&text).map(|t| t.0);
+            // jiff's timestamps end a day either side of years 0 and 9999,
+            // where an offset can carry a date the core still reads.
+            if jiff.is_some() || !(text.starts_with("0000-01-01") || text.starts_with("9999-12-31")) {
+                prop_assert_eq!(core, jiff, "{}", text);
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@
 use snowflake::Layout;
 
 use super::tables::Described;
+use super::text::read_time;
 use super::{SEP, with_layout};
 use crate::registry::LAYOUTS;
 use crate::reply;
@@ -48,10 +49,8 @@ pub extern "C" fn sf_layout_new(given: i32) -> i32 {
 }
 
 /// As `snowflake_io::resolve_layout`, which the command and the API call,
-/// but for an epoch in Unix milliseconds only: that crate reads dates with
-/// `jiff`, whose time zone database would outweigh this module, and the
-/// glue turns a `Date` into milliseconds itself. The words of each error
-/// are the same.
+/// with the epoch read by [`read_time`]. The words of each error are the
+/// same.
 fn resolve_layout(
     spec: &str,
     epoch: Option<&str>,
@@ -59,11 +58,7 @@ fn resolve_layout(
 ) -> Result<Layout, snowflake::Error> {
     let mut layout = Layout::parse(spec)?;
     if let Some(epoch) = epoch {
-        let ms = epoch
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| snowflake::Error::invalid_time("epoch", epoch.trim()))?;
-        layout = layout.with_epoch_ms(ms)?;
+        layout = layout.with_epoch_ms(read_time("epoch", epoch)?)?;
     }
     if let Some(tick) = tick {
         let ms = tick.trim().parse::<u64>().map_err(|_| {
