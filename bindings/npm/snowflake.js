@@ -20,6 +20,8 @@ const decoder = new TextDecoder();
 
 // The module's answer for a call that failed; the output then holds the error.
 const FAILED = -1;
+// A generator's tolerance that asks for the core's default (any below 0).
+const CORE_TOLERANCE = -1n;
 // The slots of its tables of numbers (crates/snowflake-wasm/src/reply.rs).
 const SLOTS = 4 + 2 * 63;
 // What sf_layout_new's `given` says follows the spec.
@@ -700,7 +702,7 @@ export class Generator {
     if (toleranceMs !== undefined && !wholeU64(toleranceMs)) {
       throw new SnowflakeError('InvalidInput', 'tolerance_ms', `tolerance_ms ${toleranceMs} is not allowed; a tolerance is a whole number of milliseconds`);
     }
-    const tolerance = toleranceMs === undefined ? -1n : BigInt(toleranceMs);
+    const tolerance = toleranceMs === undefined ? CORE_TOLERANCE : BigInt(toleranceMs);
     const handle = wasm.sf_generator_new(l[HANDLE], source, tolerance);
     if (handle === FAILED) throw failure();
     this[HANDLE] = handle;

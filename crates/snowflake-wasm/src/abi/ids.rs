@@ -91,15 +91,19 @@ pub extern "C" fn sf_compose_doubles_id(layout: i32, timestamp_ms: f64, count: u
             (doubles[2 * i] as u64, doubles[2 * i + 1] as u64)
         })
     }) else {
-        return -1;
+        return ASK_AGAIN;
     };
     LAYOUTS.with(|layouts| match layouts.borrow().get(layout) {
         Some(layout) => layout
             .compose_placed(timestamp_ms as i64, pairs.as_slice())
-            .map_or(-1, |id| id.get() as i64),
-        None => -1,
+            .map_or(ASK_AGAIN, |id| id.get() as i64),
+        None => ASK_AGAIN,
     })
 }
+
+/// `sf_compose_doubles_id`'s refusal: the glue asks `sf_compose_doubles`
+/// for the error (or the ID 2^64 - 1, which this answer cannot tell apart).
+const ASK_AGAIN: i64 = -1;
 
 /// The (place, value) pairs of one compose, copied out of the tables before
 /// the core runs (the answer goes back into them): a few, the usual case,
