@@ -401,9 +401,9 @@ impl MarkStore for FileMarkStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::temp_dir;
     #[cfg(unix)]
-    use crate::testing::{mkfifo, within_seconds};
+    use crate::testing::{KEPT, kept_file, mkfifo, planted_link, within_seconds};
+    use crate::testing::{state_file, temp_dir};
     use snowflake::ErrorKind;
 
     const MARK: i64 = 1_700_000_000_999;
@@ -423,8 +423,7 @@ mod tests {
 
     #[test]
     fn saves_and_loads_in_the_new_form_privately() {
-        let dir = temp_dir("roundtrip");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("roundtrip");
         let store = opened(&path);
         assert_eq!(store.load().unwrap(), None);
         store.save(MARK).unwrap();
@@ -451,8 +450,7 @@ mod tests {
 
     #[test]
     fn a_second_store_on_the_same_file_is_refused_until_the_first_is_dropped() {
-        let dir = temp_dir("twice");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("twice");
         let first = opened(&path);
         let err = refusal(&path);
         assert_eq!(err.kind(), ErrorKind::StoreInUse);
@@ -473,8 +471,7 @@ mod tests {
 
     #[test]
     fn saving_needs_open_and_one_store_serves_one_layout() {
-        let dir = temp_dir("unopened");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("unopened");
         let store = FileMarkStore::new(&path);
         let err = store.save(MARK).unwrap_err();
         assert!(err.to_string().contains("the store is not open"), "{err}");
@@ -490,8 +487,7 @@ mod tests {
 
     #[test]
     fn a_torn_or_corrupt_file_is_refused_naming_it() {
-        let dir = temp_dir("torn");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("torn");
         let full = format::encode(&Layout::twitter(), MARK);
         // A torn write: the file holds the first part of a mark.
         for (text, fault) in [
@@ -519,8 +515,7 @@ mod tests {
 
     #[test]
     fn a_file_of_another_layout_or_out_of_its_time_is_refused() {
-        let dir = temp_dir("foreign");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("foreign");
         let twitter = Layout::twitter();
         let discord = Layout::discord();
         for (text, fault) in [
@@ -553,8 +548,7 @@ mod tests {
 
     #[test]
     fn a_bare_number_from_an_earlier_build_is_read_once_and_rewritten() {
-        let dir = temp_dir("plain");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("plain");
         fs::write(&path, format!("{MARK}\n")).unwrap();
         let store = opened(&path);
         assert_eq!(
@@ -566,8 +560,7 @@ mod tests {
 
     #[test]
     fn a_directory_at_the_state_path_is_refused() {
-        let dir = temp_dir("dir");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("dir");
         fs::create_dir(&path).unwrap();
         let err = refusal(&path);
         assert!(err.to_string().contains("it is a directory"), "{err}");
@@ -577,14 +570,11 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn links_planted_beside_the_state_file_are_never_followed() {
-        use std::os::unix::fs::symlink;
-        let dir = temp_dir("links");
-        let target = dir.join("precious");
-        fs::write(&target, "keep me\n").unwrap();
-        let path = dir.join("mark");
+        let (dir, path) = state_file("links");
+        let target = kept_file(&dir);
 
         // At the state path: refused, no lock file made.
-        symlink(&target, &path).unwrap();
+        planted_link(&dir, "mark", &target);
         let err = refusal(&path);
         assert_eq!(err.kind(), ErrorKind::Store);
         assert_eq!(
@@ -601,7 +591,7 @@ mod tests {
         // At the lock path, pointing at a file or at nothing.
         let dangling = dir.join("made-by-following");
         for to in [&target, &dangling] {
-            symlink(to, dir.join("mark.lock")).unwrap();
+            planted_link(&dir, "mark.lock", to);
             let err = refusal(&path);
             assert!(
                 err.to_string().contains("mark.lock: it is a symbolic link"),
@@ -613,26 +603,22 @@ mod tests {
 
         // At the fixed temporary name earlier builds used, and at names like
         // the ones this build picks: never written through.
-        symlink(&target, dir.join("mark.tmp")).unwrap();
-        symlink(
-            &target,
-            dir.join(format!("mark.{}.0.0.tmp", std::process::id())),
-        )
-        .unwrap();
+        planted_link(&dir, "mark.tmp", &target);
+        let picked = format!("mark.{}.0.0.tmp", std::process::id());
+        planted_link(&dir, &picked, &target);
         let store = opened(&path);
         for _ in 0..20 {
             store.save(MARK).unwrap();
         }
         assert_eq!(store.load().unwrap(), Some(MARK));
-        assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
+        assert_eq!(fs::read_to_string(&target).unwrap(), KEPT);
         assert!(fs::symlink_metadata(&path).unwrap().file_type().is_file());
     }
 
     #[cfg(unix)]
     #[test]
     fn a_fifo_at_the_state_or_lock_path_is_refused_without_blocking() {
-        let dir = temp_dir("fifo");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("fifo");
         mkfifo(&path);
         let at_state = path.clone();
         let err = within_seconds(5, move || refusal(&at_state));
@@ -666,8 +652,7 @@ mod tests {
 
     #[test]
     fn a_removed_lock_file_stops_the_holder_for_good() {
-        let dir = temp_dir("lock-removed");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("lock-removed");
         let first = opened(&path);
         first.save(MARK).unwrap();
         fs::remove_file(first.lock_path()).unwrap();
@@ -708,8 +693,7 @@ mod tests {
 
     #[test]
     fn a_replaced_lock_file_stops_the_holder() {
-        let dir = temp_dir("lock-replaced");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("lock-replaced");
         let first = opened(&path);
         first.save(MARK).unwrap();
         // Another regular file at the lock path: the holder's lock is on a
@@ -730,8 +714,7 @@ mod tests {
 
     #[test]
     fn a_state_file_another_process_wrote_stops_the_holder() {
-        let dir = temp_dir("changed");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("changed");
         let twitter = Layout::twitter();
         for (change, what) in [
             (
@@ -774,8 +757,7 @@ mod tests {
     /// mark is in place, but the write fails, so nothing is issued under it.
     #[test]
     fn a_lock_file_taken_during_a_write_fails_that_write() {
-        let dir = temp_dir("during");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("during");
         let store = opened(&path);
         store.save(MARK).unwrap();
         let lock = store.lock_path();
@@ -795,8 +777,7 @@ mod tests {
 
     #[test]
     fn confirm_refuses_a_file_another_process_wrote_since_open() {
-        let dir = temp_dir("confirm");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("confirm");
         fs::write(&path, format::encode(&Layout::twitter(), MARK)).unwrap();
         let store = opened(&path);
         store.confirm().unwrap();
