@@ -1,5 +1,6 @@
-//! Helpers for the store's tests: directories, state paths, planted links,
-//! pipes and time limits.
+//! Helpers for the store's tests, its unit tests' and `tests/state_file.rs`'s:
+//! directories, state paths, planted links, pipes, time limits and what a
+//! message says.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +13,13 @@ pub(crate) fn mkfifo(path: &Path) {
         "this test needs mkfifo (coreutils) to make {}",
         path.display()
     );
+}
+
+/// Asserts that `err`'s message says `what`, and shows the message if not.
+#[track_caller]
+pub(crate) fn assert_says(err: &impl std::fmt::Display, what: &str) {
+    let message = err.to_string();
+    assert!(message.contains(what), "{message:?} does not say {what:?}");
 }
 
 /// Runs `f` on a thread and fails the test if it has not returned in time,

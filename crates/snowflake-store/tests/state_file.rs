@@ -3,46 +3,21 @@
 
 use std::sync::Arc;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use snowflake::{
     Clock, ErrorKind, Generator, GeneratorBuilder, Id, Layout, ManualClock, MarkStore,
 };
 use snowflake_store::FileMarkStore;
 
+/// The unit tests' helpers, shared; this file needs only some of them.
+#[allow(dead_code)]
+#[path = "../src/testing.rs"]
+mod testing;
+use testing::{assert_says, state_file};
+
 /// Where the tests' clocks start.
 const START: i64 = 1_700_000_000_000;
-
-/// A fresh, empty directory for one test, named after it and this process,
-/// removed when the test passes (a failed test leaves it to be looked at),
-/// and the path of a state file in it: every test's setup and teardown
-/// written once.
-fn state_file(name: &str) -> (TempDir, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("snowflake-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("mark");
-    (TempDir(dir), path)
-}
-
-/// See [`state_file`].
-struct TempDir(PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            std::fs::remove_dir_all(&self.0).unwrap();
-        }
-    }
-}
 
 /// A builder of `layout`'s generator on `clock`, its mark in the state file
 /// at `path`.
@@ -97,10 +72,7 @@ fn restart_from_the_state_file_never_goes_back() {
     clock.set(mark - 60_000);
     let err = build().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Store);
-    assert!(
-        err.to_string().contains("behind the high-water mark"),
-        "{err}"
-    );
+    assert_says(&err, "behind the high-water mark");
 }
 
 #[test]
@@ -112,12 +84,9 @@ fn broken_state_file_is_a_clear_error() {
         .build()
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Store);
-    assert!(
-        err.to_string().contains(&format!(
-            "cannot use {}: it is not a mark file",
-            path.display()
-        )),
-        "{err}"
+    assert_says(
+        &err,
+        &format!("cannot use {}: it is not a mark file", path.display()),
     );
     let missing = FileMarkStore::new(dir.join("no/such/dir/mark"));
     assert!(missing.open(&Layout::twitter()).is_err());
@@ -133,17 +102,10 @@ fn the_builder_opens_the_store_for_its_layout_and_for_itself_alone() {
     first.next_id().unwrap();
     let err = build(Layout::twitter()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StoreInUse);
-    assert!(
-        err.to_string()
-            .contains(&format!("in use by process {}", std::process::id())),
-        "{err}"
-    );
+    assert_says(&err, &format!("in use by process {}", std::process::id()));
     first.close().unwrap();
     let err = build(Layout::discord()).unwrap_err();
-    assert!(
-        err.to_string().contains("belongs to layout time:41"),
-        "{err}"
-    );
+    assert_says(&err, "belongs to layout time:41");
     // Shared through an Arc, the store is still opened for the layout.
     let shared = Arc::new(FileMarkStore::new(&path));
     let again = Generator::builder(Layout::twitter())
@@ -198,11 +160,7 @@ fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops
         let err = first.next_id().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
         // The second made a lock file of its own at the path.
-        assert!(
-            err.to_string()
-                .contains("mark.lock was replaced by another file"),
-            "{err}"
-        );
+        assert_says(&err, "mark.lock was replaced by another file");
         assert!(first.next_ids(10).is_err());
     }
     assert_eq!(first.stats().issued, firsts.len() as u64);
@@ -263,10 +221,9 @@ fn a_generator_whose_mark_moves_while_it_waits_refuses_to_start() {
     };
     let err = on_file(layout.clone(), clock, &path).build().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StoreInUse);
-    assert!(
-        err.to_string()
-            .contains("another process changed it since this one last read or wrote it"),
-        "{err}"
+    assert_says(
+        &err,
+        "another process changed it since this one last read or wrote it",
     );
     // Without the other writer, the same start succeeds.
     std::fs::write(&path, &earlier).unwrap();
