@@ -403,7 +403,7 @@ mod tests {
     use super::*;
     #[cfg(unix)]
     use crate::testing::{KEPT, kept_file, mkfifo, planted_link, within_seconds};
-    use crate::testing::{state_file, temp_dir};
+    use crate::testing::{assert_says, state_file, temp_dir};
     use snowflake::ErrorKind;
 
     const MARK: i64 = 1_700_000_000_999;
@@ -411,6 +411,13 @@ mod tests {
     fn opened(path: &Path) -> FileMarkStore {
         let store = FileMarkStore::new(path);
         store.open(&Layout::twitter()).unwrap();
+        store
+    }
+
+    /// A store opened on `path` for twitter that has written [`MARK`].
+    fn holding(path: &Path) -> FileMarkStore {
+        let store = opened(path);
+        store.save(MARK).unwrap();
         store
     }
 
@@ -474,15 +481,12 @@ mod tests {
         let (_dir, path) = state_file("unopened");
         let store = FileMarkStore::new(&path);
         let err = store.save(MARK).unwrap_err();
-        assert!(err.to_string().contains("the store is not open"), "{err}");
+        assert_says(&err, "the store is not open");
         assert!(!path.exists());
         store.open(&Layout::twitter()).unwrap();
         store.open(&Layout::twitter()).unwrap();
         let err = store.open(&Layout::discord()).unwrap_err();
-        assert!(
-            err.to_string().contains("already open for layout time:41"),
-            "{err}"
-        );
+        assert_says(&err, "already open for layout time:41");
     }
 
     #[test]
@@ -535,11 +539,8 @@ mod tests {
         ] {
             fs::write(&path, &text).unwrap();
             let err = refusal(&path);
-            assert!(err.to_string().contains(fault), "{err}");
-            assert!(
-                err.to_string().contains(&path.display().to_string()),
-                "{err}"
-            );
+            assert_says(&err, fault);
+            assert_says(&err, &path.display().to_string());
         }
         // Loading without open checks only the file itself.
         fs::write(&path, format::encode(&discord, MARK)).unwrap();
@@ -563,7 +564,7 @@ mod tests {
         let (dir, path) = state_file("dir");
         fs::create_dir(&path).unwrap();
         let err = refusal(&path);
-        assert!(err.to_string().contains("it is a directory"), "{err}");
+        assert_says(&err, "it is a directory");
         assert!(!dir.join("mark.lock").exists());
     }
 
@@ -593,10 +594,7 @@ mod tests {
         for to in [&target, &dangling] {
             planted_link(&dir, "mark.lock", to);
             let err = refusal(&path);
-            assert!(
-                err.to_string().contains("mark.lock: it is a symbolic link"),
-                "{err}"
-            );
+            assert_says(&err, "mark.lock: it is a symbolic link");
             fs::remove_file(dir.join("mark.lock")).unwrap();
         }
         assert!(!dangling.exists());
@@ -622,22 +620,16 @@ mod tests {
         mkfifo(&path);
         let at_state = path.clone();
         let err = within_seconds(5, move || refusal(&at_state));
-        assert!(
-            err.to_string().contains("it is a FIFO (named pipe)"),
-            "{err}"
-        );
+        assert_says(&err, "it is a FIFO (named pipe)");
         // Loading without open must not block on it either.
         let at_state = path.clone();
         let err = within_seconds(5, move || FileMarkStore::new(at_state).load().unwrap_err());
-        assert!(
-            err.to_string().contains("it is a FIFO (named pipe)"),
-            "{err}"
-        );
+        assert_says(&err, "it is a FIFO (named pipe)");
         fs::remove_file(&path).unwrap();
 
         mkfifo(&dir.join("mark.lock"));
         let err = within_seconds(5, move || refusal(&path));
-        assert!(err.to_string().contains("mark.lock: it is a FIFO"), "{err}");
+        assert_says(&err, "mark.lock: it is a FIFO");
     }
 
     /// The names in a directory, sorted: no temporary file may be left.
@@ -653,8 +645,7 @@ mod tests {
     #[test]
     fn a_removed_lock_file_stops_the_holder_for_good() {
         let (dir, path) = state_file("lock-removed");
-        let first = opened(&path);
-        first.save(MARK).unwrap();
+        let first = holding(&path);
         fs::remove_file(first.lock_path()).unwrap();
         let err = first.save(MARK + 1000).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
@@ -679,7 +670,7 @@ mod tests {
         // lower one, as a clean shutdown would, under the second's.
         for mark in [MARK + 9000, MARK - 1] {
             let err = first.save(mark).unwrap_err();
-            assert!(err.to_string().contains("was removed"), "{err}");
+            assert_says(&err, "was removed");
         }
         assert_eq!(mark_in(&path), MARK + 5000);
         assert_eq!(names(&dir), ["mark", "mark.lock"]);
@@ -694,20 +685,19 @@ mod tests {
     #[test]
     fn a_replaced_lock_file_stops_the_holder() {
         let (_dir, path) = state_file("lock-replaced");
-        let first = opened(&path);
-        first.save(MARK).unwrap();
+        let first = holding(&path);
         // Another regular file at the lock path: the holder's lock is on a
         // file nobody can find any more.
         fs::remove_file(first.lock_path()).unwrap();
         fs::write(first.lock_path(), "0\n").unwrap();
         let err = first.save(MARK + 1).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
-        assert!(
-            err.to_string().contains(&format!(
+        assert_says(
+            &err,
+            &format!(
                 "its lock file {} was replaced by another file",
                 first.lock_path().display()
-            )),
-            "{err}"
+            ),
         );
         assert_eq!(mark_in(&path), MARK);
     }
@@ -723,22 +713,21 @@ mod tests {
             ),
             (None, "it was removed"),
         ] {
-            let store = opened(&path);
-            store.save(MARK).unwrap();
+            let store = holding(&path);
             match &change {
                 Some(text) => fs::write(&path, text).unwrap(),
                 None => fs::remove_file(&path).unwrap(),
             }
             let err = store.save(MARK + 1000).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::Store);
-            assert!(err.to_string().contains(what), "{err}");
+            assert_says(&err, what);
             // The other writer's file is left as it was.
             assert_eq!(fs::read_to_string(&path).ok(), change);
             // Stopped for good: not even the file as this store left it
             // brings it back, since the other writer may still be issuing.
             fs::write(&path, format::encode(&twitter, MARK)).unwrap();
             let err = store.save(MARK + 2000).unwrap_err();
-            assert!(err.to_string().contains(what), "{err}");
+            assert_says(&err, what);
             assert_eq!(mark_in(&path), MARK);
             fs::remove_file(&path).unwrap();
         }
@@ -746,11 +735,7 @@ mod tests {
         let store = opened(&path);
         fs::write(&path, format::encode(&twitter, MARK)).unwrap();
         let err = store.save(MARK + 1).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("it was created by another process"),
-            "{err}"
-        );
+        assert_says(&err, "it was created by another process");
     }
 
     /// The lock file taken between the rename and the check after it: the
@@ -758,8 +743,7 @@ mod tests {
     #[test]
     fn a_lock_file_taken_during_a_write_fails_that_write() {
         let (_dir, path) = state_file("during");
-        let store = opened(&path);
-        store.save(MARK).unwrap();
+        let store = holding(&path);
         let lock = store.lock_path();
         let mut held = store.opened().unwrap();
         let held = held.as_mut().unwrap();
@@ -767,11 +751,11 @@ mod tests {
             .write_then(held, MARK + 1000, || fs::remove_file(&lock).unwrap())
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
-        assert!(err.to_string().contains("was removed"), "{err}");
+        assert_says(&err, "was removed");
         assert_eq!(mark_in(&path), MARK + 1000);
         // And for good.
         let err = store.write(held, MARK + 2000).unwrap_err();
-        assert!(err.to_string().contains("was removed"), "{err}");
+        assert_says(&err, "was removed");
         assert_eq!(mark_in(&path), MARK + 1000);
     }
 
@@ -812,10 +796,7 @@ mod tests {
     fn a_missing_directory_is_a_clear_error() {
         let dir = temp_dir("missing");
         let err = refusal(&dir.join("no/such/dir/mark"));
-        assert!(
-            err.to_string().contains("cannot create the lock file"),
-            "{err}"
-        );
-        assert!(err.to_string().contains("no/such/dir/mark.lock"), "{err}");
+        assert_says(&err, "cannot create the lock file");
+        assert_says(&err, "no/such/dir/mark.lock");
     }
 }

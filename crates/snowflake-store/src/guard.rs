@@ -233,9 +233,9 @@ pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::temp_dir;
     #[cfg(unix)]
     use crate::testing::{KEPT, kept_file, mkfifo, planted_link, state_file, within_seconds};
+    use crate::testing::{assert_says, temp_dir};
     use std::io::{Read, Write};
 
     #[cfg(all(
@@ -283,7 +283,7 @@ mod tests {
             );
             let for_read = path.clone();
             let err = within_seconds(5, move || open_existing(&for_read).unwrap_err());
-            assert!(err.to_string().contains(what), "{err}");
+            assert_says(&err, what);
         }
         assert_eq!(fs::read_to_string(&target).unwrap(), KEPT);
         assert!(
