@@ -251,7 +251,7 @@ fn layouts() -> String {
         let _ = writeln!(
             out,
             "| {} | time, in {} ms ticks since {} |",
-            preset.time_bits(),
+            layout.time_bits(),
             layout.tick_ms(),
             UnixMillis(layout.epoch_ms())
         );

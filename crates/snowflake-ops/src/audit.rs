@@ -558,11 +558,7 @@ mod serde_impl {
 
     impl Serialize for Fields<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut map = serializer.serialize_map(None)?;
-            for (name, value) in self.0.fields() {
-                map.serialize_entry(name, &value)?;
-            }
-            map.end()
+            serializer.collect_map(self.0.fields())
         }
     }
 

@@ -401,9 +401,9 @@ impl MarkStore for FileMarkStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::temp_dir;
     #[cfg(unix)]
-    use crate::testing::{mkfifo, within_seconds};
+    use crate::testing::{KEPT, kept_file, mkfifo, planted_link, within_seconds};
+    use crate::testing::{assert_says, state_file, temp_dir};
     use snowflake::ErrorKind;
 
     const MARK: i64 = 1_700_000_000_999;
@@ -411,6 +411,13 @@ mod tests {
     fn opened(path: &Path) -> FileMarkStore {
         let store = FileMarkStore::new(path);
         store.open(&Layout::twitter()).unwrap();
+        store
+    }
+
+    /// A store opened on `path` for twitter that has written [`MARK`].
+    fn holding(path: &Path) -> FileMarkStore {
+        let store = opened(path);
+        store.save(MARK).unwrap();
         store
     }
 
@@ -423,8 +430,7 @@ mod tests {
 
     #[test]
     fn saves_and_loads_in_the_new_form_privately() {
-        let dir = temp_dir("roundtrip");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("roundtrip");
         let store = opened(&path);
         assert_eq!(store.load().unwrap(), None);
         store.save(MARK).unwrap();
@@ -451,8 +457,7 @@ mod tests {
 
     #[test]
     fn a_second_store_on_the_same_file_is_refused_until_the_first_is_dropped() {
-        let dir = temp_dir("twice");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("twice");
         let first = opened(&path);
         let err = refusal(&path);
         assert_eq!(err.kind(), ErrorKind::StoreInUse);
@@ -473,25 +478,20 @@ mod tests {
 
     #[test]
     fn saving_needs_open_and_one_store_serves_one_layout() {
-        let dir = temp_dir("unopened");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("unopened");
         let store = FileMarkStore::new(&path);
         let err = store.save(MARK).unwrap_err();
-        assert!(err.to_string().contains("the store is not open"), "{err}");
+        assert_says(&err, "the store is not open");
         assert!(!path.exists());
         store.open(&Layout::twitter()).unwrap();
         store.open(&Layout::twitter()).unwrap();
         let err = store.open(&Layout::discord()).unwrap_err();
-        assert!(
-            err.to_string().contains("already open for layout time:41"),
-            "{err}"
-        );
+        assert_says(&err, "already open for layout time:41");
     }
 
     #[test]
     fn a_torn_or_corrupt_file_is_refused_naming_it() {
-        let dir = temp_dir("torn");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("torn");
         let full = format::encode(&Layout::twitter(), MARK);
         // A torn write: the file holds the first part of a mark.
         for (text, fault) in [
@@ -519,8 +519,7 @@ mod tests {
 
     #[test]
     fn a_file_of_another_layout_or_out_of_its_time_is_refused() {
-        let dir = temp_dir("foreign");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("foreign");
         let twitter = Layout::twitter();
         let discord = Layout::discord();
         for (text, fault) in [
@@ -540,11 +539,8 @@ mod tests {
         ] {
             fs::write(&path, &text).unwrap();
             let err = refusal(&path);
-            assert!(err.to_string().contains(fault), "{err}");
-            assert!(
-                err.to_string().contains(&path.display().to_string()),
-                "{err}"
-            );
+            assert_says(&err, fault);
+            assert_says(&err, &path.display().to_string());
         }
         // Loading without open checks only the file itself.
         fs::write(&path, format::encode(&discord, MARK)).unwrap();
@@ -553,8 +549,7 @@ mod tests {
 
     #[test]
     fn a_bare_number_from_an_earlier_build_is_read_once_and_rewritten() {
-        let dir = temp_dir("plain");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("plain");
         fs::write(&path, format!("{MARK}\n")).unwrap();
         let store = opened(&path);
         assert_eq!(
@@ -566,25 +561,21 @@ mod tests {
 
     #[test]
     fn a_directory_at_the_state_path_is_refused() {
-        let dir = temp_dir("dir");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("dir");
         fs::create_dir(&path).unwrap();
         let err = refusal(&path);
-        assert!(err.to_string().contains("it is a directory"), "{err}");
+        assert_says(&err, "it is a directory");
         assert!(!dir.join("mark.lock").exists());
     }
 
     #[cfg(unix)]
     #[test]
     fn links_planted_beside_the_state_file_are_never_followed() {
-        use std::os::unix::fs::symlink;
-        let dir = temp_dir("links");
-        let target = dir.join("precious");
-        fs::write(&target, "keep me\n").unwrap();
-        let path = dir.join("mark");
+        let (dir, path) = state_file("links");
+        let target = kept_file(&dir);
 
         // At the state path: refused, no lock file made.
-        symlink(&target, &path).unwrap();
+        planted_link(&dir, "mark", &target);
         let err = refusal(&path);
         assert_eq!(err.kind(), ErrorKind::Store);
         assert_eq!(
@@ -601,57 +592,44 @@ mod tests {
         // At the lock path, pointing at a file or at nothing.
         let dangling = dir.join("made-by-following");
         for to in [&target, &dangling] {
-            symlink(to, dir.join("mark.lock")).unwrap();
+            planted_link(&dir, "mark.lock", to);
             let err = refusal(&path);
-            assert!(
-                err.to_string().contains("mark.lock: it is a symbolic link"),
-                "{err}"
-            );
+            assert_says(&err, "mark.lock: it is a symbolic link");
             fs::remove_file(dir.join("mark.lock")).unwrap();
         }
         assert!(!dangling.exists());
 
         // At the fixed temporary name earlier builds used, and at names like
         // the ones this build picks: never written through.
-        symlink(&target, dir.join("mark.tmp")).unwrap();
-        symlink(
-            &target,
-            dir.join(format!("mark.{}.0.0.tmp", std::process::id())),
-        )
-        .unwrap();
+        planted_link(&dir, "mark.tmp", &target);
+        let picked = format!("mark.{}.0.0.tmp", std::process::id());
+        planted_link(&dir, &picked, &target);
         let store = opened(&path);
         for _ in 0..20 {
             store.save(MARK).unwrap();
         }
         assert_eq!(store.load().unwrap(), Some(MARK));
-        assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
+        assert_eq!(fs::read_to_string(&target).unwrap(), KEPT);
         assert!(fs::symlink_metadata(&path).unwrap().file_type().is_file());
     }
 
     #[cfg(unix)]
     #[test]
     fn a_fifo_at_the_state_or_lock_path_is_refused_without_blocking() {
-        let dir = temp_dir("fifo");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("fifo");
         mkfifo(&path);
         let at_state = path.clone();
         let err = within_seconds(5, move || refusal(&at_state));
-        assert!(
-            err.to_string().contains("it is a FIFO (named pipe)"),
-            "{err}"
-        );
+        assert_says(&err, "it is a FIFO (named pipe)");
         // Loading without open must not block on it either.
         let at_state = path.clone();
         let err = within_seconds(5, move || FileMarkStore::new(at_state).load().unwrap_err());
-        assert!(
-            err.to_string().contains("it is a FIFO (named pipe)"),
-            "{err}"
-        );
+        assert_says(&err, "it is a FIFO (named pipe)");
         fs::remove_file(&path).unwrap();
 
         mkfifo(&dir.join("mark.lock"));
         let err = within_seconds(5, move || refusal(&path));
-        assert!(err.to_string().contains("mark.lock: it is a FIFO"), "{err}");
+        assert_says(&err, "mark.lock: it is a FIFO");
     }
 
     /// The names in a directory, sorted: no temporary file may be left.
@@ -666,10 +644,8 @@ mod tests {
 
     #[test]
     fn a_removed_lock_file_stops_the_holder_for_good() {
-        let dir = temp_dir("lock-removed");
-        let path = dir.join("mark");
-        let first = opened(&path);
-        first.save(MARK).unwrap();
+        let (dir, path) = state_file("lock-removed");
+        let first = holding(&path);
         fs::remove_file(first.lock_path()).unwrap();
         let err = first.save(MARK + 1000).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
@@ -694,7 +670,7 @@ mod tests {
         // lower one, as a clean shutdown would, under the second's.
         for mark in [MARK + 9000, MARK - 1] {
             let err = first.save(mark).unwrap_err();
-            assert!(err.to_string().contains("was removed"), "{err}");
+            assert_says(&err, "was removed");
         }
         assert_eq!(mark_in(&path), MARK + 5000);
         assert_eq!(names(&dir), ["mark", "mark.lock"]);
@@ -708,30 +684,27 @@ mod tests {
 
     #[test]
     fn a_replaced_lock_file_stops_the_holder() {
-        let dir = temp_dir("lock-replaced");
-        let path = dir.join("mark");
-        let first = opened(&path);
-        first.save(MARK).unwrap();
+        let (_dir, path) = state_file("lock-replaced");
+        let first = holding(&path);
         // Another regular file at the lock path: the holder's lock is on a
         // file nobody can find any more.
         fs::remove_file(first.lock_path()).unwrap();
         fs::write(first.lock_path(), "0\n").unwrap();
         let err = first.save(MARK + 1).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
-        assert!(
-            err.to_string().contains(&format!(
+        assert_says(
+            &err,
+            &format!(
                 "its lock file {} was replaced by another file",
                 first.lock_path().display()
-            )),
-            "{err}"
+            ),
         );
         assert_eq!(mark_in(&path), MARK);
     }
 
     #[test]
     fn a_state_file_another_process_wrote_stops_the_holder() {
-        let dir = temp_dir("changed");
-        let path = dir.join("mark");
+        let (_dir, path) = state_file("changed");
         let twitter = Layout::twitter();
         for (change, what) in [
             (
@@ -740,22 +713,21 @@ mod tests {
             ),
             (None, "it was removed"),
         ] {
-            let store = opened(&path);
-            store.save(MARK).unwrap();
+            let store = holding(&path);
             match &change {
                 Some(text) => fs::write(&path, text).unwrap(),
                 None => fs::remove_file(&path).unwrap(),
             }
             let err = store.save(MARK + 1000).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::Store);
-            assert!(err.to_string().contains(what), "{err}");
+            assert_says(&err, what);
             // The other writer's file is left as it was.
             assert_eq!(fs::read_to_string(&path).ok(), change);
             // Stopped for good: not even the file as this store left it
             // brings it back, since the other writer may still be issuing.
             fs::write(&path, format::encode(&twitter, MARK)).unwrap();
             let err = store.save(MARK + 2000).unwrap_err();
-            assert!(err.to_string().contains(what), "{err}");
+            assert_says(&err, what);
             assert_eq!(mark_in(&path), MARK);
             fs::remove_file(&path).unwrap();
         }
@@ -763,21 +735,15 @@ mod tests {
         let store = opened(&path);
         fs::write(&path, format::encode(&twitter, MARK)).unwrap();
         let err = store.save(MARK + 1).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("it was created by another process"),
-            "{err}"
-        );
+        assert_says(&err, "it was created by another process");
     }
 
     /// The lock file taken between the rename and the check after it: the
     /// mark is in place, but the write fails, so nothing is issued under it.
     #[test]
     fn a_lock_file_taken_during_a_write_fails_that_write() {
-        let dir = temp_dir("during");
-        let path = dir.join("mark");
-        let store = opened(&path);
-        store.save(MARK).unwrap();
+        let (_dir, path) = state_file("during");
+        let store = holding(&path);
         let lock = store.lock_path();
         let mut held = store.opened().unwrap();
         let held = held.as_mut().unwrap();
@@ -785,18 +751,17 @@ mod tests {
             .write_then(held, MARK + 1000, || fs::remove_file(&lock).unwrap())
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
-        assert!(err.to_string().contains("was removed"), "{err}");
+        assert_says(&err, "was removed");
         assert_eq!(mark_in(&path), MARK + 1000);
         // And for good.
         let err = store.write(held, MARK + 2000).unwrap_err();
-        assert!(err.to_string().contains("was removed"), "{err}");
+        assert_says(&err, "was removed");
         assert_eq!(mark_in(&path), MARK + 1000);
     }
 
     #[test]
     fn confirm_refuses_a_file_another_process_wrote_since_open() {
-        let dir = temp_dir("confirm");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("confirm");
         fs::write(&path, format::encode(&Layout::twitter(), MARK)).unwrap();
         let store = opened(&path);
         store.confirm().unwrap();
@@ -831,10 +796,7 @@ mod tests {
     fn a_missing_directory_is_a_clear_error() {
         let dir = temp_dir("missing");
         let err = refusal(&dir.join("no/such/dir/mark"));
-        assert!(
-            err.to_string().contains("cannot create the lock file"),
-            "{err}"
-        );
-        assert!(err.to_string().contains("no/such/dir/mark.lock"), "{err}");
+        assert_says(&err, "cannot create the lock file");
+        assert_says(&err, "no/such/dir/mark.lock");
     }
 }

@@ -233,7 +233,9 @@ pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{mkfifo, temp_dir, within_seconds};
+    #[cfg(unix)]
+    use crate::testing::{KEPT, kept_file, mkfifo, planted_link, state_file, within_seconds};
+    use crate::testing::{assert_says, temp_dir};
     use std::io::{Read, Write};
 
     #[cfg(all(
@@ -245,10 +247,7 @@ mod tests {
         // If the constants were wrong, the kernel would follow the link and
         // block on the pipe; it does neither, so they are right here.
         let dir = temp_dir("flags");
-        let target = dir.join("target");
-        fs::write(&target, "x").unwrap();
-        let link = dir.join("link");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let link = planted_link(&dir, "link", &kept_file(&dir));
         let mut options = OpenOptions::new();
         std::os::unix::fs::OpenOptionsExt::custom_flags(options.read(true), OPEN_FLAGS);
         let err = options.open(&link).unwrap_err();
@@ -262,12 +261,9 @@ mod tests {
     #[test]
     fn links_directories_and_pipes_are_named_and_never_opened() {
         let dir = temp_dir("kinds");
-        let target = dir.join("target");
-        fs::write(&target, "keep").unwrap();
-        let link = dir.join("link");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        let dangling = dir.join("dangling");
-        std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
+        let target = kept_file(&dir);
+        let link = planted_link(&dir, "link", &target);
+        let dangling = planted_link(&dir, "dangling", &dir.join("nowhere"));
         let fifo = dir.join("fifo");
         mkfifo(&fifo);
         let sub = dir.join("sub");
@@ -287,9 +283,9 @@ mod tests {
             );
             let for_read = path.clone();
             let err = within_seconds(5, move || open_existing(&for_read).unwrap_err());
-            assert!(err.to_string().contains(what), "{err}");
+            assert_says(&err, what);
         }
-        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+        assert_eq!(fs::read_to_string(&target).unwrap(), KEPT);
         assert!(
             !dir.join("nowhere").exists(),
             "the dangling link was followed"
@@ -386,8 +382,7 @@ mod tests {
     #[test]
     fn new_files_are_private_and_never_reuse_a_name() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = temp_dir("new");
-        let path = dir.join("mark");
+        let (dir, path) = state_file("new");
         let (a, mut file) = create_temp(&path).unwrap();
         file.write_all(b"a").unwrap();
         let (b, _) = create_temp(&path).unwrap();
@@ -415,18 +410,15 @@ mod tests {
     #[test]
     fn new_files_are_never_made_through_a_link() {
         let dir = temp_dir("excl");
-        let target = dir.join("target");
-        fs::write(&target, "keep").unwrap();
+        let target = kept_file(&dir);
         for (link, to) in [
             ("to-file", target.clone()),
             ("to-nothing", dir.join("nowhere")),
         ] {
-            let link = dir.join(link);
-            std::os::unix::fs::symlink(&to, &link).unwrap();
-            let err = create_new(&link).unwrap_err();
+            let err = create_new(&planted_link(&dir, link, &to)).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         }
-        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+        assert_eq!(fs::read_to_string(&target).unwrap(), KEPT);
         assert!(!dir.join("nowhere").exists());
     }
 

@@ -1,4 +1,6 @@
-//! Helpers for the store's tests: directories, pipes and time limits.
+//! Helpers for the store's tests, its unit tests' and `tests/state_file.rs`'s:
+//! directories, state paths, planted links, pipes, time limits and what a
+//! message says.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,13 @@ pub(crate) fn mkfifo(path: &Path) {
         "this test needs mkfifo (coreutils) to make {}",
         path.display()
     );
+}
+
+/// Asserts that `err`'s message says `what`, and shows the message if not.
+#[track_caller]
+pub(crate) fn assert_says(err: &impl std::fmt::Display, what: &str) {
+    let message = err.to_string();
+    assert!(message.contains(what), "{message:?} does not say {what:?}");
 }
 
 /// Runs `f` on a thread and fails the test if it has not returned in time,
@@ -35,6 +44,36 @@ pub(crate) fn temp_dir(name: &str) -> TempDir {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     TempDir(dir)
+}
+
+/// A fresh directory for one test (see [`temp_dir`]) and the path of a state
+/// file in it, not made yet.
+pub(crate) fn state_file(name: &str) -> (TempDir, PathBuf) {
+    let dir = temp_dir(name);
+    let path = dir.join("mark");
+    (dir, path)
+}
+
+/// What the file that planted links point at holds: a test checks that it
+/// is never written through one.
+#[cfg(unix)]
+pub(crate) const KEPT: &str = "keep me\n";
+
+/// A file in `dir` holding [`KEPT`], for planted links to point at.
+#[cfg(unix)]
+pub(crate) fn kept_file(dir: &Path) -> PathBuf {
+    let target = dir.join("precious");
+    std::fs::write(&target, KEPT).unwrap();
+    target
+}
+
+/// A symbolic link at `dir/name` to `to` (which need not exist), as
+/// someone else might plant it; its path.
+#[cfg(unix)]
+pub(crate) fn planted_link(dir: &Path, name: &str, to: &Path) -> PathBuf {
+    let link = dir.join(name);
+    std::os::unix::fs::symlink(to, &link).unwrap();
+    link
 }
 
 /// See [`temp_dir`].

@@ -3,20 +3,21 @@
 
 use std::sync::Arc;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use snowflake::{
     Clock, ErrorKind, Generator, GeneratorBuilder, Id, Layout, ManualClock, MarkStore,
 };
 use snowflake_store::FileMarkStore;
 
-/// A fresh, empty directory for one test, named after it and this process.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("snowflake-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+/// The unit tests' helpers, shared; this file needs only some of them.
+#[allow(dead_code)]
+#[path = "../src/testing.rs"]
+mod testing;
+use testing::{assert_says, state_file};
+
+/// Where the tests' clocks start.
+const START: i64 = 1_700_000_000_000;
 
 /// A builder of `layout`'s generator on `clock`, its mark in the state file
 /// at `path`.
@@ -28,9 +29,8 @@ fn on_file<'a, C: Clock>(layout: Layout, clock: C, path: &Path) -> GeneratorBuil
 
 #[test]
 fn restart_from_the_state_file_never_goes_back() {
-    let dir = temp_dir("restart");
-    let path = dir.join("mark");
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let (_dir, path) = state_file("restart");
+    let clock = Arc::new(ManualClock::new(START));
     let build = || {
         on_file(Layout::twitter(), clock.clone(), &path)
             .reserve_ms(1000)
@@ -72,63 +72,44 @@ fn restart_from_the_state_file_never_goes_back() {
     clock.set(mark - 60_000);
     let err = build().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Store);
-    assert!(
-        err.to_string().contains("behind the high-water mark"),
-        "{err}"
-    );
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_says(&err, "behind the high-water mark");
 }
 
 #[test]
 fn broken_state_file_is_a_clear_error() {
-    let dir = temp_dir("broken");
-    let path = dir.join("mark");
+    let (dir, path) = state_file("broken");
     std::fs::write(&path, "not a number\n").unwrap();
     let err = Generator::builder(Layout::twitter())
         .store(FileMarkStore::new(&path))
         .build()
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Store);
-    assert!(
-        err.to_string().contains(&format!(
-            "cannot use {}: it is not a mark file",
-            path.display()
-        )),
-        "{err}"
+    assert_says(
+        &err,
+        &format!("cannot use {}: it is not a mark file", path.display()),
     );
     let missing = FileMarkStore::new(dir.join("no/such/dir/mark"));
     assert!(missing.open(&Layout::twitter()).is_err());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The builder opens the store with its own layout: a state file of another
 /// layout, or one that a live generator holds, stops it from being built.
 #[test]
 fn the_builder_opens_the_store_for_its_layout_and_for_itself_alone() {
-    let dir = temp_dir("opened");
-    let path = dir.join("mark");
-    let build = |layout: Layout| {
-        on_file(layout, Arc::new(ManualClock::new(1_700_000_000_000)), &path).build()
-    };
+    let (_dir, path) = state_file("opened");
+    let build = |layout: Layout| on_file(layout, Arc::new(ManualClock::new(START)), &path).build();
     let first = build(Layout::twitter()).unwrap();
     first.next_id().unwrap();
     let err = build(Layout::twitter()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StoreInUse);
-    assert!(
-        err.to_string()
-            .contains(&format!("in use by process {}", std::process::id())),
-        "{err}"
-    );
+    assert_says(&err, &format!("in use by process {}", std::process::id()));
     first.close().unwrap();
     let err = build(Layout::discord()).unwrap_err();
-    assert!(
-        err.to_string().contains("belongs to layout time:41"),
-        "{err}"
-    );
+    assert_says(&err, "belongs to layout time:41");
     // Shared through an Arc, the store is still opened for the layout.
     let shared = Arc::new(FileMarkStore::new(&path));
     let again = Generator::builder(Layout::twitter())
-        .clock(Arc::new(ManualClock::new(1_700_000_000_000)))
+        .clock(Arc::new(ManualClock::new(START)))
         .store(shared.clone())
         .build()
         .unwrap();
@@ -136,7 +117,6 @@ fn the_builder_opens_the_store_for_its_layout_and_for_itself_alone() {
     assert!(FileMarkStore::new(&path).open(&Layout::twitter()).is_err());
     drop(again);
     drop(shared);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The lock file removed under a running generator (a "stale lock" cleared
@@ -146,23 +126,21 @@ fn the_builder_opens_the_store_for_its_layout_and_for_itself_alone() {
 /// above that mark.
 #[test]
 fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops() {
-    let dir = temp_dir("taken");
-    let path = dir.join("mark");
-    let start = 1_700_000_000_000;
+    let (dir, path) = state_file("taken");
     let layout = Layout::twitter();
-    let first_clock = Arc::new(ManualClock::new(start));
+    let first_clock = Arc::new(ManualClock::new(START));
     let first = on_file(layout.clone(), first_clock.clone(), &path)
         .reserve_ms(1000)
         .build()
         .unwrap();
     let mut firsts = vec![first.next_id().unwrap()];
     let mark = first.stats().mark_ms.unwrap();
-    assert_eq!(mark, start + 1000);
+    assert_eq!(mark, START + 1000);
 
     std::fs::remove_file(dir.join("mark.lock")).unwrap();
     // The second starts at once, its clock behind the first's mark: it
     // waits the mark out, then issues above it.
-    let second_clock = Arc::new(ManualClock::new(start + 10));
+    let second_clock = Arc::new(ManualClock::new(START + 10));
     let second = on_file(layout.clone(), second_clock.clone(), &path)
         .reserve_ms(1000)
         .build()
@@ -172,7 +150,7 @@ fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops
 
     // The first goes on within what it had reserved: past half the window
     // its early top-up fails quietly, as any failed top-up does.
-    first_clock.set(start + 600);
+    first_clock.set(START + 600);
     firsts.push(first.next_id().unwrap());
     first_clock.set(mark);
     firsts.push(first.next_id().unwrap());
@@ -182,11 +160,7 @@ fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops
         let err = first.next_id().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Store);
         // The second made a lock file of its own at the path.
-        assert!(
-            err.to_string()
-                .contains("mark.lock was replaced by another file"),
-            "{err}"
-        );
+        assert_says(&err, "mark.lock was replaced by another file");
         assert!(first.next_ids(10).is_err());
     }
     assert_eq!(first.stats().issued, firsts.len() as u64);
@@ -202,7 +176,6 @@ fn a_removed_lock_file_lets_a_second_generator_start_above_the_first_which_stops
         Some(seconds_mark)
     );
     drop(second);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A clock whose wait also runs `during`: another writer acts while the
@@ -229,40 +202,36 @@ impl<F: Fn() + Send + Sync> Clock for Meddling<F> {
 /// it has issued anything.
 #[test]
 fn a_generator_whose_mark_moves_while_it_waits_refuses_to_start() {
-    let dir = temp_dir("moved");
-    let path = dir.join("mark");
-    let start = 1_700_000_000_000;
+    let (dir, path) = state_file("moved");
     let layout = Layout::twitter();
     // The files the other process writes: a mark of a second, then later.
     let other = dir.join("other");
     let store = FileMarkStore::new(&other);
     store.open(&layout).unwrap();
-    store.save(start + 1000).unwrap();
+    store.save(START + 1000).unwrap();
     let earlier = std::fs::read_to_string(&other).unwrap();
-    store.save(start + 1500).unwrap();
+    store.save(START + 1500).unwrap();
     let later = std::fs::read_to_string(&other).unwrap();
     drop(store);
 
     std::fs::write(&path, &earlier).unwrap();
     let clock = Meddling {
-        clock: ManualClock::new(start),
+        clock: ManualClock::new(START),
         during: || std::fs::write(&path, &later).unwrap(),
     };
     let err = on_file(layout.clone(), clock, &path).build().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StoreInUse);
-    assert!(
-        err.to_string()
-            .contains("another process changed it since this one last read or wrote it"),
-        "{err}"
+    assert_says(
+        &err,
+        "another process changed it since this one last read or wrote it",
     );
     // Without the other writer, the same start succeeds.
     std::fs::write(&path, &earlier).unwrap();
     let quiet = Meddling {
-        clock: ManualClock::new(start),
+        clock: ManualClock::new(START),
         during: || (),
     };
     let generator = on_file(layout, quiet, &path).build().unwrap();
     assert!(generator.next_id().is_ok());
     drop(generator);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

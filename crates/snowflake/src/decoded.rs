@@ -196,17 +196,13 @@ mod serde_impl {
     use crate::id::Id;
     use crate::text::TextForm;
     use alloc::string::ToString;
-    use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
+    use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 
     struct Fields<'a, 'b>(&'b Decoded<'a>);
 
     impl Serialize for Fields<'_, '_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut map = serializer.serialize_map(Some(self.0.layout.fields().len()))?;
-            for (name, value) in self.0.fields() {
-                map.serialize_entry(name, &value)?;
-            }
-            map.end()
+            serializer.collect_map(self.0.fields())
         }
     }
 
@@ -235,18 +231,6 @@ mod serde_impl {
         }
     }
 
-    struct Segments<'a>(alloc::vec::Vec<Segment<'a>>);
-
-    impl Serialize for Segments<'_> {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-            for segment in &self.0 {
-                seq.serialize_element(segment)?;
-            }
-            seq.end()
-        }
-    }
-
     impl Serialize for Decoded<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut s = serializer.serialize_struct("Decoded", 8)?;
@@ -256,7 +240,7 @@ mod serde_impl {
             s.serialize_field("time", &self.time().to_string())?;
             s.serialize_field("fields", &Fields(self))?;
             s.serialize_field("binary", &self.binary())?;
-            s.serialize_field("segments", &Segments(self.segments()))?;
+            s.serialize_field("segments", &self.segments())?;
             s.serialize_field("text", &Text(self.id))?;
             s.end()
         }

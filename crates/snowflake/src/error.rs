@@ -186,27 +186,7 @@ impl Error {
     /// assert_eq!(err.field(), Some("timestamp"));
     /// ```
     pub fn field(&self) -> Option<&str> {
-        match &*self.0 {
-            Repr::OutOfRange { field, .. }
-            | Repr::NotANumber { field, .. }
-            | Repr::UnknownField { field, .. }
-            | Repr::DuplicateField { field } => Some(field),
-            Repr::BeforeEpoch { .. } | Repr::AfterEnd { .. } => Some("timestamp"),
-            Repr::UnknownTextForm { .. } => Some("format"),
-            Repr::InvalidTimestamp { field, .. } | Repr::InvalidSetting { field, .. } => {
-                Some(field)
-            }
-            Repr::InvalidWindow { .. } => Some("from"),
-            Repr::InvalidText { .. } | Repr::SignBitSet { .. } | Repr::TooWide { .. } => Some("id"),
-            Repr::InvalidLayout { .. } | Repr::UnknownLayout { .. } | Repr::NoSequence { .. } => {
-                Some("layout")
-            }
-            Repr::ClockBackwards { .. }
-            | Repr::TimeExhausted { .. }
-            | Repr::MarkAhead { .. }
-            | Repr::Store { .. }
-            | Repr::StoreInUse { .. } => None,
-        }
+        self.at_fault().map(|(field, _)| field)
     }
 
     /// The value at fault, as the caller gave it and the message names it,
@@ -225,30 +205,41 @@ impl Error {
     /// assert_eq!(Layout::parse("time:41,machine").unwrap_err().value(), None);
     /// ```
     pub fn value(&self) -> Option<String> {
-        match &*self.0 {
-            Repr::OutOfRange { value, .. }
-            | Repr::NotANumber { value, .. }
-            | Repr::InvalidTimestamp { value, .. }
-            | Repr::InvalidText { value, .. }
-            | Repr::UnknownTextForm { value, .. }
-            | Repr::InvalidSetting { value, .. } => Some(value.clone()),
+        self.at_fault().and_then(|(_, value)| value)
+    }
+
+    /// The input at fault and the value it was given, from one match, so
+    /// that [`Error::field`] and [`Error::value`] always speak of the same
+    /// input; `None` for errors that no input caused.
+    fn at_fault(&self) -> Option<(&str, Option<String>)> {
+        let (field, value) = match &*self.0 {
+            Repr::OutOfRange { field, value, .. } | Repr::NotANumber { field, value, .. } => {
+                (field.as_str(), value.clone())
+            }
             Repr::UnknownField { field, .. } | Repr::DuplicateField { field } => {
-                Some(field.clone())
+                (field.as_str(), field.clone())
+            }
+            Repr::InvalidTimestamp { field, value } | Repr::InvalidSetting { field, value, .. } => {
+                (*field, value.clone())
             }
             Repr::BeforeEpoch { timestamp, .. } | Repr::AfterEnd { timestamp, .. } => {
-                Some(timestamp.to_string())
+                ("timestamp", timestamp.to_string())
             }
-            Repr::InvalidWindow { from, .. } => Some(from.to_string()),
-            Repr::SignBitSet { id, .. } | Repr::TooWide { id, .. } => Some(id.to_string()),
-            Repr::UnknownLayout { name, .. } => Some(name.clone()),
-            Repr::NoSequence { layout } => Some(layout.clone()),
-            Repr::InvalidLayout { .. }
-            | Repr::ClockBackwards { .. }
+            Repr::UnknownTextForm { value, .. } => ("format", value.clone()),
+            Repr::InvalidWindow { from, .. } => ("from", from.to_string()),
+            Repr::InvalidText { value, .. } => ("id", value.clone()),
+            Repr::SignBitSet { id, .. } | Repr::TooWide { id, .. } => ("id", id.to_string()),
+            Repr::UnknownLayout { name, .. } => ("layout", name.clone()),
+            Repr::NoSequence { layout } => ("layout", layout.clone()),
+            // The message says which part of the spec is wrong.
+            Repr::InvalidLayout { .. } => return Some(("layout", None)),
+            Repr::ClockBackwards { .. }
             | Repr::TimeExhausted { .. }
             | Repr::MarkAhead { .. }
             | Repr::Store { .. }
-            | Repr::StoreInUse { .. } => None,
-        }
+            | Repr::StoreInUse { .. } => return None,
+        };
+        Some((field, Some(value)))
     }
 
     /// For a clock that went backwards, by how many milliseconds.

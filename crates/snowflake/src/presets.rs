@@ -49,7 +49,9 @@ impl Platform {
 /// epoch, tick, the width of the time field and of each field below it, which
 /// field is the sequence, and the [`Platform`] whose IDs it describes.
 ///
-/// [`Preset::ALL`] is the table; [`Preset::layout`] builds the [`Layout`].
+/// [`Preset::ALL`] is the table; [`Preset::layout`] builds the [`Layout`],
+/// which gives the epoch, the tick and the widths, so that they are read in
+/// one place whether a layout is a preset or not.
 ///
 /// ```
 /// use snowflake::Preset;
@@ -58,6 +60,7 @@ impl Platform {
 /// assert_eq!(discord.fields(), [("worker", 5), ("process", 5), ("increment", 12)]);
 /// assert_eq!(discord.sequence(), "increment");
 /// assert_eq!(discord.layout().spec(), "time:42,worker:5,process:5,increment:12");
+/// assert_eq!(discord.layout().epoch_ms(), 1420070400000);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Preset {
@@ -178,7 +181,7 @@ impl Preset {
     /// The preset of that name, ASCII case ignored.
     ///
     /// ```
-    /// assert_eq!(snowflake::Preset::find("Sonyflake").unwrap().tick_ms(), 10);
+    /// assert_eq!(snowflake::Preset::find("Sonyflake").unwrap().name(), "sonyflake");
     /// assert!(snowflake::Preset::find("flickr").is_none());
     /// ```
     pub fn find(name: &str) -> Option<&'static Preset> {
@@ -194,33 +197,6 @@ impl Preset {
     /// ```
     pub const fn name(&self) -> &'static str {
         self.name
-    }
-
-    /// The epoch, Unix milliseconds.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Preset::find("discord").unwrap().epoch_ms(), 1420070400000);
-    /// ```
-    pub const fn epoch_ms(&self) -> i64 {
-        self.epoch_ms
-    }
-
-    /// Milliseconds per time unit.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Preset::find("sonyflake").unwrap().tick_ms(), 10);
-    /// ```
-    pub const fn tick_ms(&self) -> u64 {
-        self.tick_ms
-    }
-
-    /// The width of the time field.
-    ///
-    /// ```
-    /// assert_eq!(snowflake::Preset::find("mastodon").unwrap().time_bits(), 48);
-    /// ```
-    pub const fn time_bits(&self) -> u8 {
-        self.time_bits
     }
 
     /// The fields below the time field as `(name, bits)`, most significant
@@ -562,7 +538,7 @@ mod tests {
             assert_eq!(layout.name(), preset.name());
             assert_eq!(
                 (layout.epoch_ms(), layout.tick_ms(), layout.time_bits()),
-                (preset.epoch_ms(), preset.tick_ms(), preset.time_bits())
+                (preset.epoch_ms, preset.tick_ms, preset.time_bits)
             );
             let fields: Vec<(&str, u8)> = layout
                 .fields()

@@ -6,6 +6,9 @@ use snowflake::{ErrorKind, Id, Layout};
 
 use crate::support::EPOCH;
 
+/// Every field of Twitter's layout at its largest.
+const TWITTER_FULL: &[(&str, u64)] = &[("datacenter", 31), ("machine", 31), ("sequence", 4095)];
+
 #[test]
 fn worked_example_and_its_bits() {
     let twitter = Layout::twitter();
@@ -70,12 +73,7 @@ fn twitter_limits_both_ways() {
          1288834974657 (2010-11-04T01:42:54.657Z)"
     );
     assert_eq!(twitter.compose(1288834974657, &[]).unwrap().get(), 0);
-    let max = twitter
-        .compose(
-            3487858230208,
-            &[("datacenter", 31), ("machine", 31), ("sequence", 4095)],
-        )
-        .unwrap();
+    let max = twitter.compose(3487858230208, TWITTER_FULL).unwrap();
     assert_eq!(max.get(), 9223372036854775807);
     let err = twitter.compose(3487858230209, &[]).unwrap_err();
     assert!(
@@ -83,8 +81,9 @@ fn twitter_limits_both_ways() {
             .contains("3487858230208 (2080-07-10T17:30:30.208Z)"),
         "{err}"
     );
-    for (field, bad) in [("datacenter", 32), ("machine", 32), ("sequence", 4096)] {
-        let err = twitter.compose(EPOCH, &[(field, bad)]).unwrap_err();
+    // One more than the largest is refused, naming the field.
+    for &(field, largest) in TWITTER_FULL {
+        let err = twitter.compose(EPOCH, &[(field, largest + 1)]).unwrap_err();
         assert_eq!(err.field(), Some(field));
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
     }
@@ -183,12 +182,7 @@ fn bounds_cover_the_window_and_reject_bad_windows() {
         .compose(1288834975658, &[("machine", 31), ("sequence", 4095)])
         .unwrap();
     assert!(b.range().contains(&inside));
-    let before = twitter
-        .compose(
-            1288834975656,
-            &[("datacenter", 31), ("machine", 31), ("sequence", 4095)],
-        )
-        .unwrap();
+    let before = twitter.compose(1288834975656, TWITTER_FULL).unwrap();
     assert!(!b.range().contains(&before));
     let after = twitter.compose(1288834975660, &[]).unwrap();
     assert!(!b.range().contains(&after));

@@ -181,9 +181,9 @@ fn the_table_of_presets_is_the_one_in_the_vectors() {
         let layout = preset.layout();
         assert_eq!(preset.name(), string(case, "name"), "{case}");
         assert_eq!(layout.spec(), string(case, "spec"), "{case}");
-        assert_eq!(Some(preset.epoch_ms()), int(case, "epoch_ms"), "{case}");
+        assert_eq!(Some(layout.epoch_ms()), int(case, "epoch_ms"), "{case}");
         assert_eq!(
-            Some(preset.tick_ms() as i64),
+            Some(layout.tick_ms() as i64),
             int(case, "tick_ms"),
             "{case}"
         );
