@@ -2,7 +2,7 @@
 
 use crate::id::Id;
 
-/// A run of consecutive IDs from one time unit, from [`Generator::next_ids`].
+/// A run of consecutive IDs from one time unit, from [`Generator::next_ids`](crate::Generator::next_ids).
 ///
 /// ```
 /// let generator = snowflake::Generator::new(snowflake::Layout::twitter(), &[])?;

@@ -103,7 +103,7 @@ impl<'a, C: Clock> GeneratorBuilder<'a, C> {
     /// milliseconds ahead of the clock (default 0: never; at most
     /// [`Generator::MAX_LEAD_MS`]). On a 10 ms tick a lead below 10 ms can
     /// borrow only when the clock is that close to the next unit. The lead is
-    /// reported in [`GeneratorStats::lead_ms`].
+    /// reported in [`GeneratorStats::lead_ms`](crate::GeneratorStats::lead_ms).
     pub fn max_lead_ms(mut self, ms: u64) -> Self {
         self.lead_ms = ms;
         self
