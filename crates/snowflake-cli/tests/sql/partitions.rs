@@ -52,6 +52,12 @@ fn bad_partitions_are_refused_with_exit_2() {
     }
     let err = with(&["--from", "2025-01-01", "--every", "day"]);
     assert!(err.contains("--to"), "{err}");
+    // A generator's script and partitions are two scripts.
+    let err = period("2025-01-01", "2025-01-02", "day", &["--generator"]);
+    assert!(
+        err.contains("--generator") && err.contains("--partitions"),
+        "{err}"
+    );
     let err = refusal(&[
         "--dialect",
         "postgres",
