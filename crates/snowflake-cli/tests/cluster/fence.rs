@@ -142,10 +142,7 @@ fn a_node_cut_off_from_etcd_stops_by_its_last_renewal_plus_ttl_less_margin() {
 #[test]
 fn a_paused_node_fences_itself_when_its_slot_is_taken() {
     let scene = Scene::start();
-    let (mut paused, slot) = scene.holder();
-    for _ in 0..10 {
-        paused.ids(1000);
-    }
+    let (mut paused, slot) = scene.holder(10_000);
     let mut heir = scene.heir_of(&slot);
     assert!(paused.ready().is_some(), "{}", paused.describe());
     signal(paused.pid(), "STOP");

@@ -10,10 +10,7 @@ use super::*;
 #[test]
 fn a_killed_nodes_slot_is_taken_over_above_its_ids_because_of_the_mark() {
     let scene = Scene::start();
-    let (mut dead, slot) = scene.holder();
-    for _ in 0..20 {
-        dead.ids(500);
-    }
+    let (dead, slot) = scene.holder(10_000);
     signal(dead.pid(), "KILL");
     let max_dead = *dead.issued.iter().max().unwrap();
     // A clock two seconds behind the dead node's last ID, and a reserve
@@ -89,8 +86,7 @@ fn a_cleanly_stopped_nodes_slot_is_free_at_once_and_its_mark_covers_its_ids() {
 #[test]
 fn a_node_whose_slot_key_is_deleted_gives_the_slot_up_at_once_and_takes_one_again() {
     let scene = Scene::start();
-    let (mut node, slot) = scene.holder();
-    node.ids(1000);
+    let (mut node, slot) = scene.holder(1000);
     let mut heir = scene.heir_of(&slot);
     assert!(
         scene.etcd.delete(&slot_key(&slot)),

@@ -39,11 +39,19 @@ impl Scene {
         Node::start(&self.etcd.endpoints(), extra)
     }
 
-    /// A node that holds a slot (any), and that slot.
-    pub fn holder(&self) -> (Node, String) {
-        let node = self.node(&[]);
+    /// A node that holds a slot (any) and has issued `ids` IDs in it, a
+    /// thousand a request at most, and that slot: what a slot handed on
+    /// must go above.
+    pub fn holder(&self, ids: u32) -> (Node, String) {
+        let mut node = self.node(&[]);
         node.wait_ready(Duration::from_secs(20));
         let slot = node.slot();
+        let mut left = ids;
+        while left > 0 {
+            let count = left.min(1000);
+            node.ids(count);
+            left -= count;
+        }
         (node, slot)
     }
 
