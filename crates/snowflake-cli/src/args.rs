@@ -860,12 +860,10 @@ pub struct KeyFileArgs {
     pub key_file: PathBuf,
 }
 
+/// What `mask` and `unmask` alike read IDs with: the key, the layout whose
+/// width the IDs are masked in, and their text form.
 #[derive(Debug, Args)]
-pub struct MaskArgs {
-    /// IDs in decimal or 0x hexadecimal (or in --format); `-`, or none with
-    /// stdin not a terminal, reads them from stdin, whitespace-separated.
-    #[arg(value_name = "ID", allow_negative_numbers = true)]
-    pub ids: Vec<String>,
+pub struct MaskingArgs {
     #[command(flatten)]
     pub key: KeyFileArgs,
     #[command(flatten)]
@@ -875,17 +873,23 @@ pub struct MaskArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct MaskArgs {
+    /// IDs in decimal or 0x hexadecimal (or in --format); `-`, or none with
+    /// stdin not a terminal, reads them from stdin, whitespace-separated.
+    #[arg(value_name = "ID", allow_negative_numbers = true)]
+    pub ids: Vec<String>,
+    #[command(flatten)]
+    pub masking: MaskingArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct UnmaskArgs {
     /// Masked IDs in decimal or 0x hexadecimal (or in --format); `-`, or
     /// none with stdin not a terminal, reads them from stdin.
     #[arg(value_name = "ID", allow_negative_numbers = true)]
     pub ids: Vec<String>,
     #[command(flatten)]
-    pub key: KeyFileArgs,
-    #[command(flatten)]
-    pub layout: LayoutArgs,
-    #[command(flatten)]
-    pub form: ReadForm,
+    pub masking: MaskingArgs,
     /// Print each unmasked ID's breakdown, as `decode --json` does, one
     /// object per line.
     #[arg(long)]

@@ -14,7 +14,7 @@ use snowflake::{Error, Id, Layout, TextForm};
 use snowflake_io::Format;
 use snowflake_mask::{KeyFile, Masker};
 
-use crate::args::{KeyFileArgs, LayoutArgs, MaskArgs, MaskKeyNewArgs, UnmaskArgs};
+use crate::args::{MaskArgs, MaskKeyNewArgs, MaskingArgs, UnmaskArgs};
 use crate::failure::Failure;
 use crate::id_stream::{self, Joined, from_stdin};
 use crate::output::{emit, json_line, report};
@@ -52,26 +52,17 @@ enum Output {
 }
 
 pub fn mask(args: &MaskArgs) -> Result<(), Failure> {
-    let form = args.form.format;
-    let output = Output::Id(form.unwrap_or(TextForm::Decimal));
-    run(&args.ids, &args.key, &args.layout, form, Way::Mask, output)
+    let output = Output::Id(args.masking.form.format.unwrap_or(TextForm::Decimal));
+    run(&args.ids, &args.masking, Way::Mask, output)
 }
 
 pub fn unmask(args: &UnmaskArgs) -> Result<(), Failure> {
-    let form = args.form.format;
     let output = if args.json {
         Output::Json
     } else {
-        Output::Id(form.unwrap_or(TextForm::Decimal))
+        Output::Id(args.masking.form.format.unwrap_or(TextForm::Decimal))
     };
-    run(
-        &args.ids,
-        &args.key,
-        &args.layout,
-        form,
-        Way::Unmask,
-        output,
-    )
+    run(&args.ids, &args.masking, Way::Unmask, output)
 }
 
 pub fn new_key(args: &MaskKeyNewArgs) -> Result<(), Failure> {
@@ -83,17 +74,11 @@ pub fn new_key(args: &MaskKeyNewArgs) -> Result<(), Failure> {
     ))
 }
 
-fn run(
-    ids: &[String],
-    key: &KeyFileArgs,
-    layout: &LayoutArgs,
-    form: Option<TextForm>,
-    way: Way,
-    output: Output,
-) -> Result<(), Failure> {
-    let layout = layout.resolve()?;
+fn run(ids: &[String], masking: &MaskingArgs, way: Way, output: Output) -> Result<(), Failure> {
+    let form = masking.form.format;
+    let layout = masking.layout.resolve()?;
     let stream = from_stdin(ids)?;
-    let masker = masker(&key.key_file, &layout)?;
+    let masker = masker(&masking.key.key_file, &layout)?;
     if !stream {
         return arguments(ids, &masker, form, way, output);
     }

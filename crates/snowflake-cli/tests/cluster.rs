@@ -89,8 +89,8 @@ mod tls;
 
 use in_process::InProcess;
 use node::{
-    Node, Reply, assert_no_duplicates, cluster_status, cluster_status_json, describe, slot_args,
-    slot_of, time_of,
+    Node, Reply, assert_handed_on_above, assert_no_duplicates, cluster_status, cluster_status_json,
+    describe, slot_args, slot_of, time_of,
 };
 use proxy::Proxy;
 use scenario::{Scene, TTL_S, poll, scratch, serial, signal};

@@ -150,31 +150,27 @@ fn files_and_a_clean_dump() {
         &format!("{} {}\n", id(NOW - 10, 0), id(NOW - 10, 1)),
     );
     let second = dir.file("second.txt", &format!("{}\n", id(NOW - 5, 0)));
-    let out = snowflake()
-        .args(["audit", "--now", NOW_FLAG])
-        .arg(&first)
-        .arg(&second)
-        .assert()
-        .success();
+    let audit = |files: &[&std::path::PathBuf]| {
+        snowflake()
+            .args(["audit", "--now", NOW_FLAG])
+            .args(files)
+            .assert()
+    };
+    let out = audit(&[&first, &second]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(text.contains("Audit of 3 IDs read as twitter"), "{text}");
     assert!(text.ends_with("Nothing looks wrong.\n"), "{text}");
+    // A bad line is bad input (status 2, and where it is); a file that
+    // cannot be read is not (status 1).
     std::fs::write(&second, "\n\n0xzz\n").unwrap();
-    snowflake()
-        .args(["audit", "--now", NOW_FLAG])
-        .arg(&first)
-        .arg(&second)
-        .assert()
+    audit(&[&first, &second])
         .code(2)
         .stderr(predicates::str::starts_with(format!(
             "{} line 3: id \"0xzz\" is not hex: 'z' is not allowed",
             second.display()
         )));
     let missing = dir.join("missing.txt");
-    snowflake()
-        .args(["audit"])
-        .arg(&missing)
-        .assert()
+    audit(&[&missing])
         .code(1)
         .stderr(predicates::str::starts_with(format!(
             "error: cannot read {}: No such file",

@@ -134,28 +134,16 @@ fn a_node_cut_off_from_etcd_stops_by_its_last_renewal_plus_ttl_less_margin() {
         cut_off.describe()
     );
     let max_cut_off = *cut_off.issued.iter().max().unwrap();
-    assert!(
-        heir.issued.iter().all(|id| *id > max_cut_off),
-        "the heir issued at or below the cut-off node's IDs\n{}",
-        describe(&[&cut_off, &heir])
-    );
-    assert_no_duplicates(&[&cut_off, &heir]);
+    assert_handed_on_above(&cut_off, &heir, "the cut-off node's IDs", |id| {
+        id > max_cut_off
+    });
 }
 
 #[test]
 fn a_paused_node_fences_itself_when_its_slot_is_taken() {
     let scene = Scene::start();
-    let mut paused = scene.node(&[]);
-    paused.wait_ready(Duration::from_secs(20));
-    let slot = paused.slot();
-    for _ in 0..10 {
-        paused.ids(1000);
-    }
-    // A second node wants exactly that slot: it waits while it is held.
-    let args = slot_args(&slot);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut heir = scene.node(&args);
-    heir.wait_contending();
+    let (mut paused, slot) = scene.holder(10_000);
+    let mut heir = scene.heir_of(&slot);
     assert!(paused.ready().is_some(), "{}", paused.describe());
     signal(paused.pid(), "STOP");
     assert_eq!(

@@ -10,12 +10,7 @@ use super::*;
 #[test]
 fn a_killed_nodes_slot_is_taken_over_above_its_ids_because_of_the_mark() {
     let scene = Scene::start();
-    let mut dead = scene.node(&[]);
-    dead.wait_ready(Duration::from_secs(20));
-    let slot = dead.slot();
-    for _ in 0..20 {
-        dead.ids(500);
-    }
+    let (dead, slot) = scene.holder(10_000);
     signal(dead.pid(), "KILL");
     let max_dead = *dead.issued.iter().max().unwrap();
     // A clock two seconds behind the dead node's last ID, and a reserve
@@ -91,15 +86,8 @@ fn a_cleanly_stopped_nodes_slot_is_free_at_once_and_its_mark_covers_its_ids() {
 #[test]
 fn a_node_whose_slot_key_is_deleted_gives_the_slot_up_at_once_and_takes_one_again() {
     let scene = Scene::start();
-    let mut node = scene.node(&[]);
-    node.wait_ready(Duration::from_secs(20));
-    let slot = node.slot();
-    node.ids(1000);
-    // A second node wants exactly that slot: it waits while it is held.
-    let args = slot_args(&slot);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut heir = scene.node(&args);
-    heir.wait_contending();
+    let (mut node, slot) = scene.holder(1000);
+    let mut heir = scene.heir_of(&slot);
     assert!(
         scene.etcd.delete(&slot_key(&slot)),
         "the slot key was not there"
@@ -141,13 +129,10 @@ fn a_node_whose_slot_key_is_deleted_gives_the_slot_up_at_once_and_takes_one_agai
     // The heir takes the deleted slot, above the mark.
     let taken = heir.wait_ready(Duration::from_secs(TTL_S + 15));
     assert_eq!(taken["slot"], slot.as_str());
-    let ids = heir.ids(1000);
-    assert!(
-        ids.iter().all(|id| time_of(*id) > mark),
-        "the heir issued at or below the mark {mark}\n{}",
-        describe(&[&node, &heir])
-    );
-    assert_no_duplicates(&[&node, &heir]);
+    heir.ids(1000);
+    assert_handed_on_above(&node, &heir, &format!("the mark {mark}"), |id| {
+        time_of(id) > mark
+    });
 }
 
 /// In process, with a clock that is an hour behind the mark the slot's last

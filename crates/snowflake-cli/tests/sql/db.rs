@@ -23,20 +23,29 @@ pub fn refusal(args: &[&str]) -> String {
     err
 }
 
-/// A test on each server, each calling `check` with its [`Db`]; ignored by a
-/// plain `cargo test`, as the servers come from scripts/sql-test.
+/// Each check named, a `fn(Db)` of the module, as a test on each server:
+/// `postgres::CHECK` and `mariadb::CHECK`, ignored by a plain `cargo test`,
+/// as the servers come from scripts/sql-test. One invocation a module.
 macro_rules! on_both_servers {
-    ($check:ident, $postgres:ident, $mariadb:ident) => {
-        #[test]
-        #[ignore = "needs PostgreSQL: run scripts/sql-test"]
-        fn $postgres() {
-            $check($crate::db::Db::Postgres);
+    ($($check:ident),+ $(,)?) => {
+        mod postgres {
+            $(
+                #[test]
+                #[ignore = "needs PostgreSQL: run scripts/sql-test"]
+                fn $check() {
+                    super::$check($crate::db::Db::Postgres);
+                }
+            )+
         }
 
-        #[test]
-        #[ignore = "needs MariaDB: run scripts/sql-test"]
-        fn $mariadb() {
-            $check($crate::db::Db::Mariadb);
+        mod mariadb {
+            $(
+                #[test]
+                #[ignore = "needs MariaDB: run scripts/sql-test"]
+                fn $check() {
+                    super::$check($crate::db::Db::Mariadb);
+                }
+            )+
         }
     };
 }

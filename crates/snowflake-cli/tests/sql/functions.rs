@@ -8,6 +8,14 @@ use snowflake::Layout;
 
 use crate::db::{Db, on_both_servers, refusal, sql_of, utc_text};
 
+// The checks below, each a test on each server: `postgres::NAME` and
+// `mariadb::NAME`.
+on_both_servers!(
+    functions_read_the_vectors_readings,
+    functions_match_the_vectors,
+    functions_refuse_bad_values,
+);
+
 /// DATETIME's last millisecond, 9999-12-31 23:59:59.999, in Unix ms.
 const DATETIME_MAX_MS: i64 = 253_402_300_799_999;
 
@@ -81,7 +89,7 @@ fn layout_of(case: &Value) -> (Vec<String>, Layout) {
     (args, layout)
 }
 
-fn check_vectors(db: Db) {
+fn functions_match_the_vectors(db: Db) {
     let cases = compose_cases();
     let mut loaded: Vec<Vec<String>> = Vec::new();
     let mut checked = 0;
@@ -188,7 +196,7 @@ fn check_case(db: Db, prefix: &str, layout: &Layout, case: &Value) {
 }
 
 /// Errors name the value and what is allowed; NULL gives NULL.
-fn check_errors(db: Db) {
+fn functions_refuse_bad_values(db: Db) {
     db.load(&["--prefix", "err"]);
     let at = db.time(1_700_000_000_000);
     // A call, and what its error must say.
@@ -331,7 +339,7 @@ fn check_errors(db: Db) {
 /// but what it reads must agree with them: a possible or implausible
 /// reading's time is the time the preset's `_time` function gives, and an
 /// impossible one (a bit set that the layout keeps 0) is refused.
-fn check_readings(db: Db) {
+fn functions_read_the_vectors_readings(db: Db) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vectors.json");
     let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     // A namespace of its own: the vectors' test loads the same presets
@@ -370,24 +378,6 @@ fn check_readings(db: Db) {
         "{checked} readings"
     );
 }
-
-on_both_servers!(
-    check_readings,
-    postgres_functions_read_the_vectors_readings,
-    mariadb_functions_read_the_vectors_readings
-);
-
-on_both_servers!(
-    check_vectors,
-    postgres_functions_match_the_vectors,
-    mariadb_functions_match_the_vectors
-);
-
-on_both_servers!(
-    check_errors,
-    postgres_functions_refuse_bad_values,
-    mariadb_functions_refuse_bad_values
-);
 
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/sql-test"]

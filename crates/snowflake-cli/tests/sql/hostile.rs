@@ -10,6 +10,13 @@ use std::time::Duration;
 use crate::db::{Db, Exclusive, Place, on_both_servers};
 use crate::support::wait_for;
 
+// The checks below, each a test on each server: `postgres::NAME` and
+// `mariadb::NAME`.
+on_both_servers!(
+    the_same_bits_under_another_layout_are_refused,
+    installs_take_turns,
+);
+
 /// The grants the script's comment tells to give a role that inserts,
 /// given to `role`: its lines `--   GRANT ... TO app;`.
 fn grants_of_the_comment(script: &str, role: &str) -> String {
@@ -245,7 +252,7 @@ fn mariadb_one_node_in_two_databases_is_refused() {
 /// twitter's epoch with node 39 set the same bits, and both were accepted.
 /// Generators are compared by the bits their node fields fix; a layout
 /// with no node field fixes none and would meet every other.
-fn same_bits_under_another_name(db: Db) {
+fn the_same_bits_under_another_layout_are_refused(db: Db) {
     let place = db.at("hostile_bits").fresh();
     place.install("tw", &["-f", "datacenter=1", "-f", "machine=7"]);
     let ten = |node: &'static str| {
@@ -300,12 +307,6 @@ fn same_bits_under_another_name(db: Db) {
         )
     );
 }
-
-on_both_servers!(
-    same_bits_under_another_name,
-    postgres_the_same_bits_under_another_layout_are_refused,
-    mariadb_the_same_bits_under_another_layout_are_refused
-);
 
 /// Finding 5: the previous function kept `search_path FROM CURRENT`, which
 /// for a script run with the server's search_path is `"$user", public`,
@@ -492,9 +493,3 @@ fn installs_take_turns(db: Db) {
         place.run(drop).unwrap();
     }
 }
-
-on_both_servers!(
-    installs_take_turns,
-    postgres_installs_take_turns,
-    mariadb_installs_take_turns
-);

@@ -4,6 +4,13 @@
 
 use crate::db::{Db, Place, on_both_servers, refusal};
 
+// The checks below, each a test on each server: `postgres::NAME` and
+// `mariadb::NAME`.
+on_both_servers!(
+    rows_land_in_the_partition_of_their_time,
+    generated_rows_land_in_the_partition_of_their_day,
+);
+
 #[test]
 fn bad_partitions_are_refused_with_exit_2() {
     let base = ["--dialect", "postgres", "--partitions", "posts"];
@@ -45,6 +52,12 @@ fn bad_partitions_are_refused_with_exit_2() {
     }
     let err = with(&["--from", "2025-01-01", "--every", "day"]);
     assert!(err.contains("--to"), "{err}");
+    // A generator's script and partitions are two scripts.
+    let err = period("2025-01-01", "2025-01-02", "day", &["--generator"]);
+    assert!(
+        err.contains("--generator") && err.contains("--partitions"),
+        "{err}"
+    );
     let err = refusal(&[
         "--dialect",
         "postgres",
@@ -213,7 +226,7 @@ fn load_partitions(place: Place, table: &str, from: &str, to: &str, every: &str,
     place.load(&[&period[..], more].concat());
 }
 
-fn rows_land_in_their_period(db: Db) {
+fn rows_land_in_the_partition_of_their_time(db: Db) {
     let place = db.at("parts").fresh();
     place.load(&["--prefix", "pt"]);
     let create = |table: &str| match db {
@@ -300,15 +313,15 @@ fn rows_land_in_their_period(db: Db) {
             },
         ],
     );
+
+    if db == Db::Postgres {
+        again_with_a_later_end(place);
+    }
 }
 
-#[test]
-#[ignore = "needs PostgreSQL: run scripts/sql-test"]
-fn postgres_rows_land_in_the_partition_of_their_time() {
-    rows_land_in_their_period(Db::Postgres);
-    // Run again with a later --to: the partitions there are kept, with
-    // their rows, and the new periods added.
-    let place = Db::Postgres.at("parts");
+/// PostgreSQL's script run again with a later --to: the partitions there
+/// are kept, with their rows, and the new periods added.
+fn again_with_a_later_end(place: Place) {
     load_partitions(
         place,
         "events",
@@ -324,14 +337,8 @@ fn postgres_rows_land_in_the_partition_of_their_time() {
     assert_eq!(got, ["5", "8"]);
 }
 
-#[test]
-#[ignore = "needs MariaDB: run scripts/sql-test"]
-fn mariadb_rows_land_in_the_partition_of_their_time() {
-    rows_land_in_their_period(Db::Mariadb);
-}
-
 /// IDs from the generator go to the partition of the day they were made.
-fn generated_rows_land_in_today(db: Db) {
+fn generated_rows_land_in_the_partition_of_their_day(db: Db) {
     let place = db.at("parts_live").fresh();
     place.install("live", &["-f", "datacenter=4", "-f", "machine=4"]);
     let today = place.one_row(&format!(
@@ -383,9 +390,3 @@ fn generated_rows_land_in_today(db: Db) {
         assert_eq!(place.run(&here).unwrap(), "1", "{id} of {day} in {want}");
     }
 }
-
-on_both_servers!(
-    generated_rows_land_in_today,
-    postgres_generated_rows_land_in_the_partition_of_their_day,
-    mariadb_generated_rows_land_in_the_partition_of_their_day
-);

@@ -7,6 +7,10 @@
 
 use crate::db::{Db, Place, on_both_servers};
 
+// The checks below, each a test on each server: `postgres::NAME` and
+// `mariadb::NAME`.
+on_both_servers!(an_install_of_the_previous_script_is_upgraded);
+
 fn previous(db: Db) -> &'static str {
     match db {
         Db::Postgres => include_str!("previous/postgres.sql"),
@@ -40,7 +44,7 @@ fn places(db: Db) -> (Place, Place) {
     }
 }
 
-fn upgrade(db: Db) {
+fn an_install_of_the_previous_script_is_upgraded(db: Db) {
     let (place, other) = places(db);
     place.run(previous(db)).unwrap();
     other.run(previous(db)).unwrap();
@@ -85,9 +89,3 @@ fn upgrade(db: Db) {
         assert!(err.contains("permission denied"), "{err}");
     }
 }
-
-on_both_servers!(
-    upgrade,
-    postgres_an_install_of_the_previous_script_is_upgraded,
-    mariadb_an_install_of_the_previous_script_is_upgraded
-);

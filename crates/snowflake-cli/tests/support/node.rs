@@ -326,6 +326,23 @@ pub fn slot_args(slot: &str) -> Vec<String> {
     args
 }
 
+/// A slot handed on above the IDs issued in it: every ID `heir` issued is
+/// `above` the floor (named `floor` in the failure), and no ID of `before`
+/// and `heir` repeats.
+pub fn assert_handed_on_above(
+    before: &Node,
+    heir: &Node,
+    floor: &str,
+    above: impl Fn(u64) -> bool,
+) {
+    assert!(
+        heir.issued.iter().all(|id| above(*id)),
+        "the heir issued at or below {floor}\n{}",
+        describe(&[before, heir])
+    );
+    assert_no_duplicates(&[before, heir]);
+}
+
 /// Sorts everything every node issued and fails on any repeat; how many
 /// IDs there were.
 pub fn assert_no_duplicates(nodes: &[&Node]) -> usize {

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::etcd::Etcd;
-use crate::node::Node;
+use crate::node::{Node, slot_args};
 
 /// The lease TTL of the nodes, unless a scenario says otherwise: short,
 /// so the suite is quick.
@@ -37,6 +37,32 @@ impl Scene {
     /// ready); `extra` are more flags for `serve`.
     pub fn node(&self, extra: &[&str]) -> Node {
         Node::start(&self.etcd.endpoints(), extra)
+    }
+
+    /// A node that holds a slot (any) and has issued `ids` IDs in it, a
+    /// thousand a request at most, and that slot: what a slot handed on
+    /// must go above.
+    pub fn holder(&self, ids: u32) -> (Node, String) {
+        let mut node = self.node(&[]);
+        node.wait_ready(Duration::from_secs(20));
+        let slot = node.slot();
+        let mut left = ids;
+        while left > 0 {
+            let count = left.min(1000);
+            node.ids(count);
+            left -= count;
+        }
+        (node, slot)
+    }
+
+    /// A second node that wants exactly `slot`: it waits, contending, while
+    /// another holds it.
+    pub fn heir_of(&self, slot: &str) -> Node {
+        let args = slot_args(slot);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let heir = self.node(&args);
+        heir.wait_contending();
+        heir
     }
 }
 
