@@ -2,6 +2,10 @@
 //! done by the `snowflake` library; this crate only reads arguments and
 //! formats results.
 
+// The doc comments of `args` are clap's help text, written for a terminal:
+// an example origin is not a link there, nor `<prefix>` a tag.
+#![allow(rustdoc::bare_urls, rustdoc::invalid_html_tags)]
+
 mod args;
 mod audit;
 #[cfg(feature = "cluster")]

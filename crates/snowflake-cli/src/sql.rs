@@ -11,7 +11,7 @@
 //! The numbers and names come from one [`SqlLayout`] derived from the layout
 //! (and an [`SqlGenerator`] for the generator). The steps of each script are
 //! written once (`functions.rs`, `generator.rs`, `partitions.rs`); each
-//! dialect only spells them, as a [`Database`](database::Database) that also
+//! dialect only spells them, as a [`Database`] that also
 //! says what the database can do. A new dialect is a module of its own and
 //! a variant of [`Dialect`].
 
