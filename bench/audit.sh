@@ -15,12 +15,7 @@ set -euo pipefail
 
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
-n=${1:-10000000}
-runs=${RUNS:-3}
-work=${TMPDIR:-/tmp}/snowflake-audit-bench
-mkdir -p "$work"
-
-release_cli_under_gnu_time audit.sh
+timed_ids_bench audit.sh 3 "$@"
 
 ids="$work/ids-$n.txt"
 twice="$work/twice-$n.txt"
@@ -33,8 +28,7 @@ fi
 
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
-echo "| input | command | run | wall (s) | CPU (s) | IDs/s (wall) | peak RSS (MiB) |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+timed_head input command
 for input in ids twice; do
     file=${!input}
     count=$(wc -l <"$file")

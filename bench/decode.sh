@@ -14,12 +14,7 @@ set -euo pipefail
 
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
-n=${1:-10000000}
-runs=${RUNS:-5}
-work=${TMPDIR:-/tmp}/snowflake-decode-bench
-mkdir -p "$work"
-
-release_cli_under_gnu_time decode.sh
+timed_ids_bench decode.sh 5 "$@"
 
 make_ids() { # kind file
     [[ -s "$2" ]] && return
@@ -43,8 +38,7 @@ PY
 }
 
 trap 'rm -f "$work/out.csv"' EXIT
-echo "| input | output | run | wall (s) | CPU (s) | IDs/s (wall) | peak RSS (MiB) |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+timed_head input output
 for kind in random sorted; do
     ids="$work/$kind-$n.txt"
     make_ids "$kind" "$ids"

@@ -15,6 +15,30 @@ release_cli_under_gnu_time() {
     bin="$root/target/release/snowflake"
 }
 
+# timed_ids_bench SCRIPT RUNS [N]: the start of SCRIPT, which times the
+# snowflake command over N IDs (default 10,000,000), each measurement $RUNS
+# times (default RUNS): sets n and runs, bin (release_cli_under_gnu_time),
+# and work, a folder that keeps the script's inputs from one call to the next.
+timed_ids_bench() {
+    n=${3:-10000000}
+    runs=${RUNS:-$2}
+    work=${TMPDIR:-/tmp}/snowflake-${1%.sh}-bench
+    mkdir -p "$work"
+    release_cli_under_gnu_time "$1"
+}
+
+# timed_head COLUMN...: the head of a markdown table of timed_row's rows:
+# the COLUMNs (left-aligned), then the run and timed_row's measures.
+timed_head() {
+    local heads="" rule="" column
+    for column in "$@"; do
+        heads+="| $column "
+        rule+="| --- "
+    done
+    echo "$heads| run | wall (s) | CPU (s) | IDs/s (wall) | peak RSS (MiB) |"
+    echo "$rule| ---: | ---: | ---: | ---: | ---: |"
+}
+
 # timed_row CELLS COUNT INPUT OUTPUT COMMAND...: runs COMMAND, INPUT on its
 # stdin and OUTPUT its stdout, under GNU time, and prints a markdown row:
 # CELLS (the first cells, `|` between them), then the wall time (the

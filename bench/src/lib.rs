@@ -78,8 +78,22 @@ pub fn wall_ns() -> i64 {
     }
 }
 
-const TWITTER_LAYOUT: &str =
-    "sign 1, time 41 (ms since Twitter epoch), datacenter 5, machine 5, sequence 12";
+/// Twitter's epoch as the peers that take a `SystemTime` are given it.
+fn twitter_epoch() -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(TWITTER_EPOCH_MS as u64)
+}
+
+/// Twitter's layout, which every subject but sonyflake has: the spec the
+/// others name and describe themselves on.
+const TWITTER_SPEC: Spec = Spec {
+    name: "",
+    setup: "",
+    layout: "sign 1, time 41 (ms since Twitter epoch), datacenter 5, machine 5, sequence 12",
+    epoch_ms: TWITTER_EPOCH_MS,
+    unit_ms: 1,
+    time_shift: 22,
+    ids_per_unit: 4096,
+};
 
 fn ours_report<C: snowflake::Clock>(generator: &Generator<C>) -> String {
     let s = generator.stats();
@@ -89,51 +103,18 @@ fn ours_report<C: snowflake::Clock>(generator: &Generator<C>) -> String {
     )
 }
 
-/// Ours, reading the system clock on every call.
-#[derive(Debug)]
-pub struct OursSystem(pub Generator<SystemClock>);
-
-impl Subject for OursSystem {
-    const SPEC: Spec = Spec {
-        name: "ours-system",
-        setup: "`Generator::new(Layout::twitter(), &[])` (SystemClock)",
-        layout: TWITTER_LAYOUT,
-        epoch_ms: TWITTER_EPOCH_MS,
-        unit_ms: 1,
-        time_shift: 22,
-        ids_per_unit: 4096,
-    };
-
-    fn build() -> Self {
-        OursSystem(Generator::new(Layout::twitter(), &[]).expect("twitter layout builds"))
-    }
-
-    #[inline]
-    fn issue(&self, out: &mut Vec<u64>) -> Result<(), String> {
-        out.push(self.0.next_id().map_err(|e| e.to_string())?.get());
-        Ok(())
-    }
-
-    fn report(&self) -> String {
-        ours_report(&self.0)
-    }
-}
-
-/// Ours on a process-wide clock other than the system's: the same subject
-/// whatever the clock, named and described by its arguments.
-macro_rules! ours_on_shared_clock {
-    ($(#[$doc:meta])* $subject:ident, $clock:ty, $name:literal, $setup:literal) => {
+/// Ours on one clock: the same subject whatever the clock, named and
+/// described by its arguments, and its generator made by the last.
+macro_rules! ours_on_clock {
+    ($(#[$doc:meta])* $subject:ident, $clock:ty, $name:literal, $setup:literal, $generator:expr) => {
         $(#[$doc])*
         #[derive(Debug)]
-        pub struct $subject(pub Generator<&'static $clock>);
+        pub struct $subject(pub Generator<$clock>);
 
         impl $subject {
-            /// The generator, on the clock's `shared()` instance.
-            pub fn generator() -> Generator<&'static $clock> {
-                Generator::builder(Layout::twitter())
-                    .clock(<$clock>::shared())
-                    .build()
-                    .expect("twitter layout builds")
+            /// The generator, on Twitter's layout.
+            pub fn generator() -> Generator<$clock> {
+                $generator.expect("twitter layout builds")
             }
         }
 
@@ -141,7 +122,7 @@ macro_rules! ours_on_shared_clock {
             const SPEC: Spec = Spec {
                 name: $name,
                 setup: $setup,
-                ..OursSystem::SPEC
+                ..TWITTER_SPEC
             };
 
             fn build() -> Self {
@@ -161,21 +142,32 @@ macro_rules! ours_on_shared_clock {
     };
 }
 
-ours_on_shared_clock!(
-    /// Ours, reading the process-wide cached clock.
-    OursCached,
-    CachedClock,
-    "ours-cached",
-    "`Generator::builder(Layout::twitter()).clock(CachedClock::shared())`"
+ours_on_clock!(
+    /// Ours, reading the system clock on every call.
+    OursSystem,
+    SystemClock,
+    "ours-system",
+    "`Generator::new(Layout::twitter(), &[])` (SystemClock)",
+    Generator::new(Layout::twitter(), &[])
 );
 
-ours_on_shared_clock!(
+ours_on_clock!(
+    /// Ours, reading the process-wide cached clock.
+    OursCached,
+    &'static CachedClock,
+    "ours-cached",
+    "`Generator::builder(Layout::twitter()).clock(CachedClock::shared())`",
+    Generator::builder(Layout::twitter()).clock(CachedClock::shared()).build()
+);
+
+ours_on_clock!(
     /// Ours on the time-stamp counter clock (`snowflake-tsc`), checked
     /// against the system clock once a millisecond.
     OursTsc,
-    TscClock,
+    &'static TscClock,
     "ours-tsc",
-    "`Generator::builder(Layout::twitter()).clock(snowflake_tsc::TscClock::shared())`"
+    "`Generator::builder(Layout::twitter()).clock(snowflake_tsc::TscClock::shared())`",
+    Generator::builder(Layout::twitter()).clock(TscClock::shared()).build()
 );
 
 /// Ours on the system clock, asking for a whole millisecond per call.
@@ -186,11 +178,11 @@ impl Subject for OursBatch {
     const SPEC: Spec = Spec {
         name: "ours-batch",
         setup: "ours-system, `next_ids(4096)` per call",
-        ..OursSystem::SPEC
+        ..TWITTER_SPEC
     };
 
     fn build() -> Self {
-        OursBatch(OursSystem::build().0)
+        OursBatch(OursSystem::generator())
     }
 
     #[inline]
@@ -214,7 +206,7 @@ impl Snowflaked {
     pub fn generator() -> snowflaked::sync::Generator {
         snowflaked::Builder::new()
             .instance(0)
-            .epoch(UNIX_EPOCH + Duration::from_millis(TWITTER_EPOCH_MS as u64))
+            .epoch(twitter_epoch())
             .build()
     }
 }
@@ -224,7 +216,7 @@ impl Subject for Snowflaked {
         name: "snowflaked",
         setup: "`snowflaked::sync::Generator`, Twitter epoch, `generate::<i64>()`",
         layout: "sign 1, time 41 (ms since Twitter epoch), instance 10, sequence 12",
-        ..OursSystem::SPEC
+        ..TWITTER_SPEC
     };
 
     fn build() -> Self {
@@ -245,11 +237,7 @@ pub struct RsSnowflake(pub Mutex<rs_snowflake::SnowflakeIdGenerator>);
 impl RsSnowflake {
     /// The generator, on Twitter's epoch.
     pub fn generator() -> rs_snowflake::SnowflakeIdGenerator {
-        rs_snowflake::SnowflakeIdGenerator::with_epoch(
-            0,
-            0,
-            UNIX_EPOCH + Duration::from_millis(TWITTER_EPOCH_MS as u64),
-        )
+        rs_snowflake::SnowflakeIdGenerator::with_epoch(0, 0, twitter_epoch())
     }
 }
 
@@ -257,7 +245,7 @@ impl Subject for RsSnowflake {
     const SPEC: Spec = Spec {
         name: "rs-snowflake",
         setup: "`SnowflakeIdGenerator::real_time_generate`, Twitter epoch, in a `std::sync::Mutex` when shared",
-        ..OursSystem::SPEC
+        ..TWITTER_SPEC
     };
 
     fn build() -> Self {
@@ -314,7 +302,7 @@ impl Subject for Ferroid {
         name: "ferroid",
         setup: "`AtomicSnowflakeGenerator<SnowflakeTwitterId, MonotonicClock<1>>`, features atomic + cache-padded",
         layout: "reserved 1, time 41 (ms since Twitter epoch), machine 10, sequence 12",
-        ..OursSystem::SPEC
+        ..TWITTER_SPEC
     };
 
     fn build() -> Self {
@@ -394,7 +382,7 @@ impl Subject for IdGenerator {
         layout: "sign 1, time 41 (ms since Twitter epoch), worker 10, sequence 12 (5..=4095 used)",
         // Sequence numbers 0..=4 are kept for manual use and clock steps back.
         ids_per_unit: 4091,
-        ..OursSystem::SPEC
+        ..TWITTER_SPEC
     };
 
     fn build() -> Self {

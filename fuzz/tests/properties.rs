@@ -91,6 +91,12 @@ fn text(items: &[&str]) -> Vec<Vec<u8>> {
     items.iter().map(|s| s.as_bytes().to_vec()).collect()
 }
 
+/// A seed of typed input: the fixed-size `head` a target reads first, then
+/// `text`.
+fn typed(head: &[u8], text: &str) -> Vec<u8> {
+    [head, text.as_bytes()].concat()
+}
+
 #[test]
 fn parse_id() {
     let seeds = text(&[
@@ -105,18 +111,16 @@ fn parse_id() {
 #[test]
 fn parse_text() {
     // The first byte picks the form; the rest is the text.
-    let mut seeds = Vec::new();
-    for (form, text) in [
+    let seeds = [
         (0u8, "4194439168"),
         (1, "fa021000"),
         (2, "0000003Z08G00"),
         (3, "000004aCTnu"),
         (4, "7Wm6b1"),
-    ] {
-        let mut seed = vec![form];
-        seed.extend_from_slice(text.as_bytes());
-        seeds.push(seed);
-    }
+    ]
+    .iter()
+    .map(|&(form, text)| typed(&[form], text))
+    .collect();
     run(
         targets::parse_text::run,
         seeds,
@@ -127,8 +131,7 @@ fn parse_text() {
 #[test]
 fn parse_layout() {
     // Typed input: fixed-size numbers first, the spec takes the rest.
-    let mut seeds = Vec::new();
-    for spec in [
+    let seeds = [
         "twitter",
         "discord",
         "sonyflake",
@@ -136,13 +139,10 @@ fn parse_layout() {
         "time:41,datacenter:5,machine:5,sequence:12",
         "time:29,worker:21,sequence:13",
         "time:41,worker:6,sequence:6",
-    ] {
-        for prefix in [[0u8; 90], [1u8; 90], [0x55u8; 90]] {
-            let mut seed = prefix.to_vec();
-            seed.extend_from_slice(spec.as_bytes());
-            seeds.push(seed);
-        }
-    }
+    ]
+    .iter()
+    .flat_map(|spec| [[0u8; 90], [1u8; 90], [0x55u8; 90]].map(|head| typed(&head, spec)))
+    .collect();
     run(
         targets::parse_layout::run,
         seeds,

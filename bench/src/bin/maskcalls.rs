@@ -60,7 +60,9 @@ fn run_aes_block(aes: &Aes256, n: u64) {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(which), Some(Ok(n))) = (args.first(), args.get(1).map(|n| n.parse::<u64>())) else {
-        eprintln!("usage: maskcalls ours-twitter-mask|ours-twitter-unmask|ours-js53-mask|fpe-bigint-twitter|aes256-block COUNT");
+        eprintln!(
+            "usage: maskcalls ours-twitter-mask|ours-twitter-unmask|ours-js53-mask|fpe-bigint-twitter|aes256-block COUNT"
+        );
         return ExitCode::from(2);
     };
     match which.as_str() {

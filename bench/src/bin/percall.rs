@@ -16,7 +16,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use snowflake_bench::{Ferroid, OursCached, OursSystem, OursTsc, RsSnowflake, Snowflaked, Subject};
+use snowflake_bench::{Ferroid, OursCached, OursSystem, OursTsc, RsSnowflake, Snowflaked};
 
 /// `n` calls of `call` on `generator`, each result kept from the optimiser.
 /// The generator is moved in, a local of the loop as it would be of a
@@ -39,7 +39,7 @@ fn main() -> ExitCode {
     };
     match which.as_str() {
         "ours-cached" => run_calls(n, OursCached::generator(), |g| g.next_id().ok()),
-        "ours-system" => run_calls(n, OursSystem::build().0, |g| g.next_id().ok()),
+        "ours-system" => run_calls(n, OursSystem::generator(), |g| g.next_id().ok()),
         "ours-tsc" => run_calls(n, OursTsc::generator(), |g| g.next_id().ok()),
         "ferroid" => run_calls(n, Ferroid::generator(), |g| {
             g.next_id(Ferroid::backoff).to_raw()

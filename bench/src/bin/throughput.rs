@@ -146,6 +146,40 @@ impl Accuracy {
     }
 }
 
+/// The calls that failed: how many, and the first one's words.
+#[derive(Debug, Default)]
+struct Errors {
+    count: u64,
+    first: String,
+}
+
+impl Errors {
+    fn note(&mut self, error: String) {
+        self.count += 1;
+        if self.first.is_empty() {
+            self.first = error;
+        }
+    }
+
+    fn merge(&mut self, other: Errors) {
+        self.count += other.count;
+        if self.first.is_empty() {
+            self.first = other.first;
+        }
+    }
+}
+
+/// How many IDs came no later than the one before them, in the order issued.
+fn disorder(ids: &[u64]) -> u64 {
+    ids.windows(2).filter(|w| w[1] <= w[0]).count() as u64
+}
+
+/// How many IDs repeat one before them; sorts `ids` to count them.
+fn duplicates(ids: &mut [u64]) -> u64 {
+    ids.sort_unstable();
+    ids.windows(2).filter(|w| w[0] == w[1]).count() as u64
+}
+
 /// One child's measurement.
 #[derive(Debug, Default)]
 struct Outcome {
@@ -157,8 +191,7 @@ struct Outcome {
     others_ns: u64,
     duplicates: u64,
     disorder: u64,
-    errors: u64,
-    first_error: String,
+    errors: Errors,
     accuracy: Accuracy,
     report: String,
 }
@@ -177,13 +210,13 @@ impl Outcome {
             self.others_ns,
             self.duplicates,
             self.disorder,
-            self.errors,
+            self.errors.count,
             a.samples,
             a.behind_max_ns,
             a.ahead_max_ns,
             a.stale,
             a.early,
-            self.first_error.replace(['\t', '\n'], " "),
+            self.errors.first.replace(['\t', '\n'], " "),
             self.report.replace(['\t', '\n'], " "),
         )
     }
@@ -237,23 +270,24 @@ fn machine_busy_ns() -> u64 {
 
 /// Sleeps, then spins, until the wall clock reaches `target_ns`.
 fn wait_for_wall(target_ns: i64) {
-    let left = target_ns - wall_ns();
-    if left > 500_000 {
-        std::thread::sleep(Duration::from_nanos((left - 300_000) as u64));
-    }
-    while wall_ns() < target_ns {
-        std::hint::spin_loop();
-    }
+    let left = Duration::from_nanos(target_ns.saturating_sub(wall_ns()).max(0) as u64);
+    sleep_then_spin(left, || wall_ns() >= target_ns);
 }
 
 /// Sleeps, then spins, until `deadline`.
 fn wait_until(deadline: Instant) {
-    if let Some(left) = deadline.checked_duration_since(Instant::now()) {
-        if left > Duration::from_micros(500) {
-            std::thread::sleep(left - Duration::from_micros(300));
-        }
+    let left = deadline.saturating_duration_since(Instant::now());
+    sleep_then_spin(left, || Instant::now() >= deadline);
+}
+
+/// Sleeps through all but the last 300 µs of `left`, if more than 500 µs
+/// are left, then spins until `reached`: the spin, not the sleep, ends the
+/// wait.
+fn sleep_then_spin(left: Duration, reached: impl Fn() -> bool) {
+    if left > Duration::from_micros(500) {
+        std::thread::sleep(left - Duration::from_micros(300));
     }
-    while Instant::now() < deadline {
+    while !reached() {
         std::hint::spin_loop();
     }
 }
@@ -262,8 +296,7 @@ struct ThreadRun {
     ids: Vec<u64>,
     cpu_ns: u64,
     accuracy: Accuracy,
-    errors: u64,
-    first_error: String,
+    errors: Errors,
 }
 
 fn saturate<S: Subject>(threads: usize) -> Outcome {
@@ -293,7 +326,7 @@ fn saturate<S: Subject>(threads: usize) -> Outcome {
                 let mut ids: Vec<u64> = vec![1; room];
                 ids.clear();
                 let mut accuracy = Accuracy::default();
-                let (mut errors, mut first_error) = (0, String::new());
+                let mut errors = Errors::default();
                 ready.wait();
                 go.wait();
                 let cpu0 = thread_cpu_ns();
@@ -304,10 +337,7 @@ fn saturate<S: Subject>(threads: usize) -> Outcome {
                     let sampled = from >= sample_at;
                     let before = if sampled { wall_ns() } else { 0 };
                     if let Err(e) = generator.issue(&mut ids) {
-                        errors += 1;
-                        if first_error.is_empty() {
-                            first_error = e;
-                        }
+                        errors.note(e);
                         continue;
                     }
                     if sampled {
@@ -327,7 +357,6 @@ fn saturate<S: Subject>(threads: usize) -> Outcome {
                     cpu_ns,
                     accuracy,
                     errors,
-                    first_error,
                 }
             })
         })
@@ -363,17 +392,13 @@ fn saturate<S: Subject>(threads: usize) -> Outcome {
     let mut all = Vec::with_capacity(runs.iter().map(|r| r.ids.len()).sum());
     for run in runs {
         outcome.gen_cpu_ns += run.cpu_ns;
-        outcome.errors += run.errors;
-        if outcome.first_error.is_empty() {
-            outcome.first_error = run.first_error;
-        }
+        outcome.errors.merge(run.errors);
         outcome.accuracy.merge(&run.accuracy);
-        outcome.disorder += run.ids.windows(2).filter(|w| w[1] <= w[0]).count() as u64;
+        outcome.disorder += disorder(&run.ids);
         all.extend_from_slice(&run.ids);
     }
     outcome.ids = all.len() as u64;
-    all.sort_unstable();
-    outcome.duplicates = all.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    outcome.duplicates = duplicates(&mut all);
     outcome
 }
 
@@ -387,10 +412,7 @@ fn paced<S: Subject>() -> Outcome {
         let from = ids.len();
         let before = wall_ns();
         if let Err(e) = generator.issue(&mut ids) {
-            outcome.errors += 1;
-            if outcome.first_error.is_empty() {
-                outcome.first_error = e;
-            }
+            outcome.errors.note(e);
             continue;
         }
         let after = wall_ns();
@@ -401,9 +423,8 @@ fn paced<S: Subject>() -> Outcome {
     }
     outcome.secs = start.elapsed().as_secs_f64();
     outcome.ids = ids.len() as u64;
-    outcome.disorder = ids.windows(2).filter(|w| w[1] <= w[0]).count() as u64;
-    ids.sort_unstable();
-    outcome.duplicates = ids.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    outcome.disorder = disorder(&ids);
+    outcome.duplicates = duplicates(&mut ids);
     outcome.report = generator.report();
     outcome
 }

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{IntoPyDict, PyDict, PyList, PyString};
 use snowflake::{Clock, Layout, SystemClock};
 use snowflake_etcd::{Cluster, ClusterConfig, Holding, NotReady};
 
@@ -255,11 +255,7 @@ impl PyClusterNode {
         let Ok((_, holding)) = self.node.holding() else {
             return Ok(None);
         };
-        let dict = PyDict::new(py);
-        for (name, value) in &holding.slot.0 {
-            dict.set_item(name, value)?;
-        }
-        Ok(Some(dict))
+        Ok(Some(holding.slot.0.iter().into_py_dict(py)?))
     }
 
     /// The layout it issues in.

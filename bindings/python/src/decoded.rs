@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{IntoPyDict, PyDict};
 use snowflake::{Decoded, Id, Layout, TextForm};
 
 use crate::dates;
@@ -66,11 +66,7 @@ impl PyDecoded {
     /// The fields after the time, by name, most significant first.
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        for (name, value) in self.decoded().fields() {
-            dict.set_item(name, value)?;
-        }
-        Ok(dict)
+        Ok(self.decoded().fields().into_py_dict(py)?)
     }
 
     /// The sequence number, or None for a layout without a sequence.
@@ -82,11 +78,10 @@ impl PyDecoded {
     /// The ID in its other text forms, by name: hex, base32, base62, base58.
     #[getter]
     fn text<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        for &form in TextForm::ENCODED {
-            dict.set_item(form.name(), self.id.to_text(form))?;
-        }
-        Ok(dict)
+        let text = TextForm::ENCODED
+            .iter()
+            .map(|&form| (form.name(), self.id.to_text(form)));
+        Ok(text.into_py_dict(py)?)
     }
 
     /// to_dict() -> dict

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{IntoPyDict, PyDict, PyList};
 use snowflake::{Generator, Layout};
 use snowflake_store::FileMarkStore;
 
@@ -166,11 +166,7 @@ impl PyGenerator {
     /// The node fields given, by name.
     #[getter]
     fn node<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        for (name, value) in &self.node {
-            dict.set_item(name, value)?;
-        }
-        Ok(dict)
+        Ok(self.node.iter().into_py_dict(py)?)
     }
 
     /// The state file's path (a pathlib.Path), or None.

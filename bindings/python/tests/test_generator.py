@@ -146,6 +146,12 @@ def test_close_lets_the_generator_go_and_later_calls_are_refused(tmp_path: pathl
     sf.Generator(machine=1, state_file=tmp_path / "ids.state").close()
 
 
+# Threads issuing on a state file never deadlock, and close leaves every ID
+# below the next start. Four threads at the layout's ceiling: at any moment
+# some wait for the next millisecond without the GIL, one writes the mark
+# without it, and others wait for that write, which must not hold the GIL
+# the writer needs back. close must wait for the threads inside and lower
+# the mark only to IDs really issued.
 CLOSE_WHILE_ISSUING = ISSUING + """
 import sys, time
 
@@ -164,24 +170,10 @@ for _ in range(5):
 """
 
 
-def test_threads_issuing_on_a_state_file_never_deadlock_and_close_leaves_every_id_below_the_next_start(
-    tmp_path: pathlib.Path,
-) -> None:
-    # Four threads at the layout's ceiling on a state file: at any moment
-    # some wait for the next millisecond without the GIL, one writes the
-    # mark without it, and others wait for that write, which must not hold
-    # the GIL the writer needs back. close must wait for the threads inside
-    # and lower the mark only to IDs really issued. In a child process, so
-    # that a deadlock (the GIL held forever) fails the test instead of
-    # hanging it.
-    run_in_child(
-        CLOSE_WHILE_ISSUING,
-        str(tmp_path / "ids.state"),
-        timeout=60,
-        hang="threads issuing on a state file deadlocked",
-    )
-
-
+# Two threads closing at once both return once the file is let go: two
+# closes while two threads issue; the second waits until the first has
+# lowered the mark and let the file go, so a start right after either
+# succeeds.
 TWO_CLOSERS = """
 import sys, threading
 import snowflake_toolkit as sf
@@ -221,18 +213,10 @@ for _ in range(50):
 """
 
 
-def test_two_threads_closing_at_once_both_return_once_the_file_is_let_go(tmp_path: pathlib.Path) -> None:
-    # Two closes while two threads issue: the second waits until the first
-    # has lowered the mark and let the file go, so a start right after
-    # either succeeds. In a child process, so that a hang fails the test.
-    run_in_child(
-        TWO_CLOSERS,
-        str(tmp_path / "ids.state"),
-        timeout=60,
-        hang="two threads closing at once hung",
-    )
-
-
+# A signal handler that closes mid-batch stops every thread, and the next
+# start is above all: a batch of a million checks for signals between time
+# units; the handler issues (every other round) and closes while two more
+# threads issue.
 CLOSE_FROM_A_SIGNAL_HANDLER = """
 import signal, sys, threading
 import snowflake_toolkit as sf
@@ -275,19 +259,20 @@ for round in range(10):
 """
 
 
-def test_a_signal_handler_that_closes_mid_batch_stops_every_thread_and_the_next_start_is_above_all(
-    tmp_path: pathlib.Path,
+@pytest.mark.parametrize(
+    "script, hang",
+    [
+        pytest.param(CLOSE_WHILE_ISSUING, "threads issuing on a state file deadlocked", id="close_while_issuing"),
+        pytest.param(TWO_CLOSERS, "two threads closing at once hung", id="two_closers"),
+        pytest.param(CLOSE_FROM_A_SIGNAL_HANDLER, "closing from a signal handler hung", id="from_a_signal_handler"),
+    ],
+)
+def test_threads_closing_a_generator_on_a_state_file_in_a_child(
+    script: str, hang: str, tmp_path: pathlib.Path
 ) -> None:
-    # A batch of a million checks for signals between time units; the
-    # handler issues (every other round) and closes while two more threads
-    # issue. In a child process, so that a hang fails the test instead of
-    # hanging it.
-    run_in_child(
-        CLOSE_FROM_A_SIGNAL_HANDLER,
-        str(tmp_path / "ids.state"),
-        timeout=60,
-        hang="closing from a signal handler hung",
-    )
+    # In a child process, so that a deadlock (the GIL held forever) fails
+    # the test instead of hanging it.
+    run_in_child(script, str(tmp_path / "ids.state"), timeout=60, hang=hang)
 
 
 def test_a_restart_on_the_state_file_starts_above_every_earlier_id(tmp_path: pathlib.Path) -> None:
