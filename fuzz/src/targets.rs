@@ -5,6 +5,7 @@ pub mod decode;
 pub mod parse_id;
 pub mod parse_layout;
 pub mod parse_text;
+pub mod parse_time;
 
 /// How an error message names the ID text it refused: quoted whole, or its
 /// first 64 characters quoted with an ellipsis (the core cuts longer values

@@ -163,9 +163,10 @@ impl UnixMillis {
 struct Reader<'a>(&'a [u8]);
 
 impl Reader<'_> {
-    /// The year: four digits, or a sign and six or more as ISO 8601's
-    /// expanded form writes one (bounded well past what i64 milliseconds
-    /// reach, so that the calendar's arithmetic cannot overflow).
+    /// The year: four digits, or ISO 8601's expanded form as the writer
+    /// writes it, a sign and six digits, more only without a leading zero
+    /// (and not so many that the calendar's arithmetic could overflow);
+    /// `-000000` is no year, as in RFC 9557.
     fn year(&mut self) -> Option<i64> {
         let sign = match self.0.first()? {
             b'+' => 1,
@@ -174,7 +175,9 @@ impl Reader<'_> {
         };
         self.0 = &self.0[1..];
         let width = self.0.iter().take_while(|b| b.is_ascii_digit()).count();
-        if !(6..=10).contains(&width) {
+        let padded = width > 6 && self.0[0] == b'0';
+        let negative_zero = sign < 0 && self.0[..width].iter().all(|&d| d == b'0');
+        if !(6..=10).contains(&width) || padded || negative_zero {
             return None;
         }
         let (digits, rest) = self.0.split_at(width);
@@ -440,6 +443,8 @@ mod tests {
             ("2000-02-29T00:00:00Z", 951782400000),
             ("0000-01-01T00:00:00Z", -62167219200000),
             ("9999-12-31T23:59:59.999Z", 253402300799999),
+            ("+002010-11-04T01:42:55Z", base),
+            ("+000000-01-01T00:00:00Z", -62167219200000),
         ];
         for (text, ms) in cases {
             assert_eq!(read(text), Some(ms), "{text}");
@@ -468,6 +473,8 @@ mod tests {
             "2010-11-04X01:42:55Z",
             "+2010-11-04T01:42:55Z",
             "+12345-01-01T00:00:00Z",
+            "+0010000-01-01T00:00:00Z",
+            "-000000-01-01T00:00:00Z",
             "+292278994-08-17T07:12:55.808Z",
             "-292275055-05-16T16:47:04.191Z",
             "+9999999999-01-01T00:00:00Z",
