@@ -125,26 +125,33 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         .with_loopback_hosts_only(true)
         .with_allowed_hosts(vec!["snowflake.internal".into()]);
     let router = app(standalone(), &loopback);
-    let refused = StatusCode::MISDIRECTED_REQUEST;
-    for (host, expected) in [
-        ("evil.example", refused),
-        ("evil.example:8080", refused),
-        ("127.0.0.1.evil.example:80", refused),
-        ("10.1.2.3", refused),
-        ("localhost", StatusCode::OK),
-        ("localhost:8080", StatusCode::OK),
-        ("127.0.0.1:8080", StatusCode::OK),
-        ("127.9.9.9", StatusCode::OK),
-        ("[::1]:8080", StatusCode::OK),
-        ("[::1]", StatusCode::OK),
-        ("snowflake.internal:8080", StatusCode::OK),
-        ("SNOWFLAKE.internal", StatusCode::OK),
+    let refused = [
+        "evil.example",
+        "evil.example:8080",
+        "127.0.0.1.evil.example:80",
+        "10.1.2.3",
+    ];
+    let answered = [
+        "localhost",
+        "localhost:8080",
+        "127.0.0.1:8080",
+        "127.9.9.9",
+        "[::1]:8080",
+        "[::1]",
+        "snowflake.internal:8080",
+        "SNOWFLAKE.internal",
+    ];
+    for (hosts, expected) in [
+        (&refused[..], StatusCode::MISDIRECTED_REQUEST),
+        (&answered[..], StatusCode::OK),
     ] {
-        let (status, body) = get_under(&router, "/healthz", &[host]).await;
-        assert_eq!(status, expected, "{host}: {body}");
-        if expected == refused {
-            let v: Value = serde_json::from_str(&body).unwrap();
-            assert_eq!(v["status"], 421, "{body}");
+        for host in hosts {
+            let (status, body) = get_under(&router, "/healthz", &[host]).await;
+            assert_eq!(status, expected, "{host}: {body}");
+            if status == StatusCode::MISDIRECTED_REQUEST {
+                let v: Value = serde_json::from_str(&body).unwrap();
+                assert_eq!(v["status"], 421, "{body}");
+            }
         }
     }
     // Without the check (a service on a public address) any name will do.
