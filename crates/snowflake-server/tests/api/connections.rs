@@ -260,22 +260,9 @@ async fn http2_control_frames_do_not_keep_a_connection_open() {
     stream.write_all(&h2::settings()).await.unwrap();
     let (mut reader, writer) = stream.into_split();
     let pinger = keep_pinging(writer);
-    let mut rest = Vec::new();
-    let closed = tokio::time::timeout(Duration::from_secs(6), async {
-        use tokio::io::AsyncReadExt;
-        let mut buf = [0u8; 1024];
-        loop {
-            match reader.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => rest.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
-    assert!(
-        closed.is_ok(),
-        "pings kept a connection without requests open for 6 s"
-    );
+    let (rest, _) = read_until_closed(&mut reader, Duration::from_secs(6))
+        .await
+        .expect("pings kept a connection without requests open for 6 s");
     assert_closed_on_time(start.elapsed(), header, "pings before any request");
     // It was HTTP/2 that answered: the server's SETTINGS come first.
     assert_eq!(rest.get(3), Some(&0x4), "not an HTTP/2 answer: {rest:?}");
@@ -300,20 +287,9 @@ async fn http2_control_frames_do_not_keep_a_connection_open() {
     let ended = std::time::Instant::now();
     let (mut reader, writer) = stream.into_split();
     let pinger = keep_pinging(writer);
-    let closed = tokio::time::timeout(Duration::from_secs(6), async {
-        use tokio::io::AsyncReadExt;
-        let mut buf = [0u8; 1024];
-        while let Ok(n) = reader.read(&mut buf).await {
-            if n == 0 {
-                break;
-            }
-        }
-    })
-    .await;
-    assert!(
-        closed.is_ok(),
-        "pings kept an HTTP/2 connection open 6 s after its last stream"
-    );
+    read_until_closed(&mut reader, Duration::from_secs(6))
+        .await
+        .expect("pings kept an HTTP/2 connection open 6 s after its last stream");
     assert_closed_on_time(ended.elapsed(), header, "pings after the last stream");
     pinger.abort();
     served.stop().await;

@@ -344,7 +344,7 @@ impl Served {
 /// Reads until the server closes the connection (or resets it), at most
 /// `limit`; returns what it read and when the connection ended.
 pub async fn read_until_closed(
-    stream: &mut tokio::net::TcpStream,
+    stream: &mut (impl tokio::io::AsyncRead + Unpin),
     limit: Duration,
 ) -> Option<(Vec<u8>, Duration)> {
     use tokio::io::AsyncReadExt;
