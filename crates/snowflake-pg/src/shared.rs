@@ -21,6 +21,7 @@ use snowflake::SharedState;
 use crate::backoff::Backoff;
 
 /// What the server's backends share. Atomics only: no pointer, no drop.
+#[derive(Debug)]
 #[repr(C)]
 pub(crate) struct Shared {
     /// The core's state word.
@@ -177,17 +178,6 @@ impl Drop for Writing<'_> {
 impl std::fmt::Debug for Writing<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Writing")
-    }
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("state", &self.state)
-            .field("mark_ms", &self.mark_ms)
-            .field("writer", &self.writer)
-            .field("ready", &self.ready)
-            .finish()
     }
 }
 

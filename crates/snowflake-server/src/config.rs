@@ -10,6 +10,21 @@ use snowflake_mask::Masker;
 
 use crate::clock_health::{KernelClock, KernelClockReader};
 
+/// Writes the setters that change one setting and hand the config back:
+/// `with_x(value: T) => field;` sets `field` to `value`, under the doc
+/// comments above it.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $setter:ident($value:ident: $ty:ty) => $field:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $setter(mut self, $value: $ty) -> Self {
+                self.$field = $value;
+                self
+            }
+        )*
+    };
+}
+
 /// How the service behaves: its limits, who may ask, and what it offers
 /// beyond plain IDs. Where IDs come from is not here: that is the
 /// [`IdSource`](crate::IdSource) the caller hands over.
@@ -98,98 +113,73 @@ impl Config {
         }
     }
 
-    /// How long one request may take, a streamed body's reading included.
-    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
+    setters! {
+        /// How long one request may take, a streamed body's reading included.
+        with_request_timeout(timeout: Duration) => request_timeout;
 
-    /// How many requests the whole server serves at once; more wait.
-    pub fn with_max_concurrency(mut self, requests: usize) -> Self {
-        self.max_concurrency = requests;
-        self
-    }
+        /// How many requests the whole server serves at once; more wait.
+        with_max_concurrency(requests: usize) => max_concurrency;
 
-    /// How many chunks of large requests (more IDs than one time unit
-    /// holds) are made at once, so they cannot crowd out small ones.
-    pub fn with_max_large_batches(mut self, chunks: usize) -> Self {
-        self.max_large_batches = chunks;
-        self
-    }
+        /// How many chunks of large requests (more IDs than one time unit
+        /// holds) are made at once, so they cannot crowd out small ones.
+        with_max_large_batches(chunks: usize) => max_large_batches;
 
-    /// How long a client may take to send a request's headers. An HTTP/1
-    /// connection waiting for its next request is bound by it too. The
-    /// connection is closed within a quarter of this (or of the idle
-    /// timeout, if shorter) after the deadline.
-    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
-        self.header_timeout = timeout;
-        self
-    }
+        /// How long a client may take to send a request's headers. An HTTP/1
+        /// connection waiting for its next request is bound by it too. The
+        /// connection is closed within a quarter of this (or of the idle
+        /// timeout, if shorter) after the deadline.
+        with_header_timeout(timeout: Duration) => header_timeout;
 
-    /// How long a connection may go without a byte moving either way before
-    /// it is closed, whether it waits for a request or stalls a response;
-    /// closed within a quarter of the shorter timeout after that.
-    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
-        self
-    }
+        /// How long a connection may go without a byte moving either way before
+        /// it is closed, whether it waits for a request or stalls a response;
+        /// closed within a quarter of the shorter timeout after that.
+        with_idle_timeout(timeout: Duration) => idle_timeout;
 
-    /// How many connections may be open at once; further ones wait in the
-    /// listener's backlog until one closes.
-    pub fn with_max_connections(mut self, connections: usize) -> Self {
-        self.max_connections = connections;
-        self
-    }
+        /// How many connections may be open at once; further ones wait in the
+        /// listener's backlog until one closes.
+        with_max_connections(connections: usize) => max_connections;
 
-    /// After a shutdown signal, how long requests in flight may take before
-    /// their connections are closed.
-    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
-        self.shutdown_timeout = timeout;
-        self
-    }
+        /// After a shutdown signal, how long requests in flight may take before
+        /// their connections are closed.
+        with_shutdown_timeout(timeout: Duration) => shutdown_timeout;
 
-    /// Origins, besides the service's own, whose pages may ask for IDs
-    /// (`https://app.example.com`); they get CORS headers.
-    pub fn with_cors_origins(mut self, origins: Vec<String>) -> Self {
-        self.cors_origins = origins;
-        self
-    }
+        /// Origins, besides the service's own, whose pages may ask for IDs
+        /// (`https://app.example.com`); they get CORS headers.
+        with_cors_origins(origins: Vec<String>) => cors_origins;
 
-    /// Whether requests must name a loopback host (`localhost`, `127.x.y.z`,
-    /// `[::1]`) or one of the [allowed hosts](Config::with_allowed_hosts),
-    /// against DNS rebinding. [`serve`](crate::serve) turns it on for a
-    /// listener on loopback.
-    pub fn with_loopback_hosts_only(mut self, on: bool) -> Self {
-        self.loopback_hosts_only = on;
-        self
-    }
+        /// Whether requests must name a loopback host (`localhost`,
+        /// `127.x.y.z`, `[::1]`) or one of the [allowed
+        /// hosts](Config::with_allowed_hosts), against DNS rebinding.
+        /// [`serve`](crate::serve) turns it on for a listener on loopback.
+        with_loopback_hosts_only(on: bool) => loopback_hosts_only;
 
-    /// Host names accepted besides loopback ones, where only loopback hosts
-    /// are answered.
-    pub fn with_allowed_hosts(mut self, hosts: Vec<String>) -> Self {
-        self.allowed_hosts = hosts;
-        self
-    }
+        /// Host names accepted besides loopback ones, where only loopback hosts
+        /// are answered.
+        with_allowed_hosts(hosts: Vec<String>) => allowed_hosts;
 
-    /// Whether to speak HTTP/2 (cleartext, with prior knowledge) beside
-    /// HTTP/1.1. Off by default: no browser speaks HTTP/2 without TLS, and
-    /// each HTTP/2 connection can hold [`Config::HTTP2_MAX_STREAMS`]
-    /// requests' worth of memory where an HTTP/1 one holds one. On, each
-    /// connection has at most that many streams, each at most
-    /// [`Config::MAX_BUFFER`] bytes queued, and a connection with no stream
-    /// open is closed at the header timeout whatever control frames
-    /// (PING, SETTINGS) it sends.
-    pub fn with_http2(mut self, on: bool) -> Self {
-        self.http2 = on;
-        self
-    }
+        /// Whether to speak HTTP/2 (cleartext, with prior knowledge) beside
+        /// HTTP/1.1. Off by default: no browser speaks HTTP/2 without TLS, and
+        /// each HTTP/2 connection can hold [`Config::HTTP2_MAX_STREAMS`]
+        /// requests' worth of memory where an HTTP/1 one holds one. On, each
+        /// connection has at most that many streams, each at most
+        /// [`Config::MAX_BUFFER`] bytes queued, and a connection with no stream
+        /// open is closed at the header timeout whatever control frames (PING,
+        /// SETTINGS) it sends.
+        with_http2(on: bool) => http2;
 
-    /// Whether `/api/v1/unmask/{id}` answers (with a masking key): off by
-    /// default, since it gives anyone who can reach the service back what
-    /// masking hides.
-    pub fn with_allow_unmask(mut self, on: bool) -> Self {
-        self.allow_unmask = on;
-        self
+        /// Whether `/api/v1/unmask/{id}` answers (with a masking key): off by
+        /// default, since it gives anyone who can reach the service back what
+        /// masking hides.
+        with_allow_unmask(on: bool) => allow_unmask;
+
+        /// Readiness fails while the kernel says the clock is not synchronised
+        /// or puts its maximum error above this many milliseconds; `None` (the
+        /// default): the clock is only reported.
+        with_require_clock_sync(max_error_ms: Option<u64>) => require_clock_sync;
+
+        /// Reads the kernel's view of the clock from `reader` instead of the
+        /// kernel (a test's fake clock).
+        with_kernel_clock(reader: KernelClockReader) => kernel_clock;
     }
 
     /// The keyed permutation for IDs asked for masked
@@ -197,21 +187,6 @@ impl Config {
     /// for the source's layout. Without one, `masked=true` is refused.
     pub fn with_masker(mut self, masker: Arc<Masker>) -> Self {
         self.masker = Some(masker);
-        self
-    }
-
-    /// Readiness fails while the kernel says the clock is not synchronised
-    /// or puts its maximum error above this many milliseconds; `None` (the
-    /// default): the clock is only reported.
-    pub fn with_require_clock_sync(mut self, max_error_ms: Option<u64>) -> Self {
-        self.require_clock_sync = max_error_ms;
-        self
-    }
-
-    /// Reads the kernel's view of the clock from `reader` instead of the
-    /// kernel (a test's fake clock).
-    pub fn with_kernel_clock(mut self, reader: KernelClockReader) -> Self {
-        self.kernel_clock = reader;
         self
     }
 

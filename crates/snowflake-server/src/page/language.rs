@@ -40,33 +40,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn picks_german_only_when_preferred() {
-        assert_eq!(negotiate("de-DE,de;q=0.9,en;q=0.8"), "de");
-        assert_eq!(negotiate("en-US,en;q=0.9,de;q=0.8"), "en");
-        assert_eq!(negotiate("fr-FR,de;q=0.5"), "de");
-        assert_eq!(negotiate("fr"), "en");
-        assert_eq!(negotiate(""), "en");
-    }
-
-    #[test]
-    fn weights_decide_before_order() {
-        assert_eq!(negotiate("en;q=0.2, de;q=0.9"), "de");
-        assert_eq!(negotiate("en;q=0.9, DE-at;q=1"), "de");
-    }
-
-    #[test]
-    fn ranges_are_cut_back_subtag_by_subtag() {
-        assert_eq!(negotiate("de-Latn-AT"), "de");
-        assert_eq!(negotiate("dexx, de-CH"), "de");
-        assert_eq!(negotiate("en-GB-oxendict"), "en");
-    }
-
-    #[test]
-    fn refused_and_broken_ranges_are_not_chosen() {
-        assert_eq!(negotiate("de;q=0, fr"), "en");
-        assert_eq!(negotiate("de;q=zero"), "en");
-        assert_eq!(negotiate("*;q=0.5, fr"), "en");
-        assert_eq!(negotiate(",,;q=1,"), "en");
-        assert_eq!(negotiate("-, x-"), "en");
+    fn negotiates_among_the_page_languages() {
+        for (accept, expected) in [
+            // German only when preferred.
+            ("de-DE,de;q=0.9,en;q=0.8", "de"),
+            ("en-US,en;q=0.9,de;q=0.8", "en"),
+            ("fr-FR,de;q=0.5", "de"),
+            ("fr", "en"),
+            ("", "en"),
+            // Weights decide before order.
+            ("en;q=0.2, de;q=0.9", "de"),
+            ("en;q=0.9, DE-at;q=1", "de"),
+            // Ranges are cut back subtag by subtag.
+            ("de-Latn-AT", "de"),
+            ("dexx, de-CH", "de"),
+            ("en-GB-oxendict", "en"),
+            // Refused and broken ranges are not chosen.
+            ("de;q=0, fr", "en"),
+            ("de;q=zero", "en"),
+            ("*;q=0.5, fr", "en"),
+            (",,;q=1,", "en"),
+            ("-, x-", "en"),
+        ] {
+            assert_eq!(negotiate(accept), expected, "Accept-Language: {accept:?}");
+        }
     }
 }

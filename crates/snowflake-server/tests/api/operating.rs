@@ -62,13 +62,9 @@ async fn health_readiness_and_metrics() {
         "/api/v1/ids?count=2",
         "/api/v1/compose?machine=99",
     ] {
-        let request = Request::get(uri).body(Body::empty()).unwrap();
-        router.clone().oneshot(request).await.unwrap();
+        get_from(&router, uri).await;
     }
-    let request = Request::get("/metrics").body(Body::empty()).unwrap();
-    let response = router.oneshot(request).await.unwrap();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    let text = String::from_utf8(body.to_vec()).unwrap();
+    let (_, text) = get_from(&router, "/metrics").await;
     for needle in [
         "snowflake_ids_issued_total",
         "snowflake_clock_backwards_total",
@@ -113,10 +109,7 @@ async fn server_errors_are_logged_at_the_default_level() {
     let router = app(source.clone(), &config());
     let call = |uri: &'static str| {
         let router = router.clone();
-        async move {
-            let request = Request::get(uri).body(Body::empty()).unwrap();
-            router.oneshot(request).await.unwrap().status()
-        }
+        async move { get_from(&router, uri).await.0 }
     };
     assert_eq!(call("/api/v1/ids").await, StatusCode::OK);
     assert_eq!(call("/api/v1/nothing-here").await, StatusCode::NOT_FOUND);
@@ -176,10 +169,7 @@ async fn a_panic_in_a_route_is_a_500_and_the_service_goes_on() {
     source.panic.store(false, SeqCst);
     let (status, _, body) = call("/api/v1/ids").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let request = Request::get("/metrics").body(Body::empty()).unwrap();
-    let response = router.oneshot(request).await.unwrap();
-    let metrics = response.into_body().collect().await.unwrap().to_bytes();
-    let metrics = String::from_utf8(metrics.to_vec()).unwrap();
+    let (_, metrics) = get_from(&router, "/metrics").await;
     assert!(
         metrics
             .contains(r#"http_requests_total{route="/api/v1/ids",method="POST",status="500"} 1"#),

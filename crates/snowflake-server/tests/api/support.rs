@@ -344,7 +344,7 @@ impl Served {
 /// Reads until the server closes the connection (or resets it), at most
 /// `limit`; returns what it read and when the connection ended.
 pub async fn read_until_closed(
-    stream: &mut tokio::net::TcpStream,
+    stream: &mut (impl tokio::io::AsyncRead + Unpin),
     limit: Duration,
 ) -> Option<(Vec<u8>, Duration)> {
     use tokio::io::AsyncReadExt;
@@ -360,6 +360,28 @@ pub async fn read_until_closed(
             Ok(Ok(n)) => seen.extend_from_slice(&buf[..n]),
         }
     }
+}
+
+/// Reads `stream` until what it read ends with `end` (the end of an
+/// answer, while the connection stays open), failing if the server closes
+/// it first or sends nothing for 5 s.
+pub async fn read_until_it_ends_with(stream: &mut tokio::net::TcpStream, end: &[u8]) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 65536];
+    while !seen.ends_with(end) {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .expect("nothing more of the answer in 5 s")
+            .unwrap();
+        assert!(
+            n > 0,
+            "closed before the answer ended: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    seen
 }
 
 /// Reads `stream` to its end within 5 s (else fails with `missing`) and
