@@ -49,8 +49,8 @@ impl std::error::Error for ServeError {}
 
 /// Runs the service on `listener`, which the caller bound (so it knows the
 /// address before anything is served), until SIGTERM or Ctrl-C; requests in
-/// flight get [`Config::shutdown_timeout`] to finish, then the source
-/// flushes its state.
+/// flight get the [shutdown timeout](Config::with_shutdown_timeout) to
+/// finish, then the source flushes its state.
 pub async fn serve(
     listener: TcpListener,
     source: Arc<dyn IdSource>,
@@ -63,7 +63,7 @@ pub async fn serve(
 ///
 /// Refuses to start when the clock reads a time outside the layout's range.
 /// On a loopback address, requests must name a loopback host or one of
-/// [`Config::allowed_hosts`].
+/// the [allowed hosts](Config::with_allowed_hosts).
 pub async fn serve_until(
     listener: TcpListener,
     source: Arc<dyn IdSource>,
