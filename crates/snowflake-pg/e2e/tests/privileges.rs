@@ -144,3 +144,55 @@ fn a_stranger_cannot_queue_a_lock_on_the_mark_and_freeze_next_id() {
         stranger.stderr
     );
 }
+
+/// A superuser's transaction that holds the mark (an `ALTER SEQUENCE` not
+/// yet committed) holds up the first next_id() after a start, which waits
+/// for the mark inside the writer's turn, and every call behind it, which
+/// waits for the writer. Each waiting call can be cancelled: it ends with
+/// PostgreSQL's own error and nothing else, leaves no turn taken, and once
+/// the transaction ends the held-up call issues and so does the next.
+#[test]
+fn calls_waiting_behind_a_held_mark_can_be_cancelled_and_the_generator_goes_on() {
+    let server = Server::new(&[NODE]);
+    server.stop();
+    server.start().expect("the server starts again");
+    let holder = server.client(
+        "postgres",
+        "SET application_name = 'holder'; BEGIN; \
+         ALTER SEQUENCE snowflake_internal.mark CACHE 1; SELECT pg_sleep(120); COMMIT;"
+            .to_owned(),
+    );
+    server.wait_for(
+        "EXISTS (SELECT FROM pg_locks l JOIN pg_stat_activity a USING (pid) \
+         WHERE a.application_name = 'holder' AND l.granted AND l.mode = 'ShareRowExclusiveLock' \
+         AND l.relation = 'snowflake_internal.mark'::regclass)",
+    );
+    let first = server.client(
+        "postgres",
+        "SET application_name = 'first'; SELECT snowflake.next_id();".to_owned(),
+    );
+    server.wait_for(
+        "EXISTS (SELECT FROM pg_stat_activity \
+         WHERE application_name = 'first' AND wait_event_type = 'Lock')",
+    );
+    for _ in 0..2 {
+        let err = server.sql_err("SET statement_timeout = '300ms'; SELECT snowflake.next_id()");
+        assert_eq!(
+            err, "ERROR:  canceling statement due to statement timeout",
+            "a call waiting for the writer"
+        );
+    }
+    server.sql(
+        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'",
+    );
+    let holder = holder.finish();
+    assert!(!holder.ok, "the holder was to be cancelled: {holder:?}");
+    let first = first.finish();
+    assert!(first.ok, "{}", first.stderr);
+    let held_up = first
+        .lines
+        .iter()
+        .find_map(|line| line.trim().parse::<u64>().ok());
+    let held_up = held_up.unwrap_or_else(|| panic!("no ID in {:?}", first.lines));
+    assert!(server.next_id() > held_up);
+}

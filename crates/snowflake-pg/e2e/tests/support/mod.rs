@@ -197,6 +197,10 @@ impl Server {
         } else {
             Command::new("env")
         };
+        // An operator's environment, not the test's: RUST_BACKTRACE from
+        // a developer's shell would put a Rust backtrace in the DETAIL of
+        // every PostgreSQL error raised inside the extension (pgrx adds it).
+        command.args(["-u", "RUST_BACKTRACE", "-u", "RUST_LIB_BACKTRACE"]);
         for (k, v) in &self.env {
             command.arg(format!("{k}={v}"));
         }
