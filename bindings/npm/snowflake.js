@@ -178,22 +178,32 @@ function idOf(id) {
   return fromText(String(id));
 }
 
-// Unix milliseconds as the module takes them, from a Number, a BigInt, a
-// Date, or a string the core reads (digits or an RFC 3339 date); the core's
-// "not a time" error otherwise.
+// Unix milliseconds as the module takes them, from a Number (a safe
+// integer), a BigInt, a Date, or a string the core reads (digits or an
+// RFC 3339 date); the core's "not a time" error otherwise.
 function msOf(field, time) {
   if (typeof time === 'number' && Number.isSafeInteger(time)) return BigInt(time);
   if (typeof time === 'bigint' && time >= -I64_MAX - 1n && time <= I64_MAX) return time;
   if (time instanceof Date && !Number.isNaN(time.getTime())) return BigInt(time.getTime());
-  input(`${field}${SEP}${time instanceof Date ? 'Invalid Date' : String(time)}`);
+  if (typeof time !== 'string') notATime(field, time);
+  input(`${field}${SEP}${time}`);
   check(wasm.sf_read_time());
   return BigInt.asIntN(64, nums[0]);
 }
 
-// A time's text for the module, which reads it as the command reads --epoch.
-function msText(time) {
-  if (time instanceof Date) return Number.isNaN(time.getTime()) ? 'Invalid Date' : String(time.getTime());
-  return String(time);
+// A time's text for the module, which reads it as the command reads
+// --epoch; the core's "not a time" error for a value that is none.
+function msText(field, time) {
+  return typeof time === 'string' ? time : String(msOf(field, time));
+}
+
+// Throws the core's "not a time" error for a value that is no time and no
+// text: a Number that is no safe integer (its digits would name another
+// time), an invalid Date, anything else.
+function notATime(field, time) {
+  input(`${field}${SEP}${time instanceof Date ? 'Invalid Date' : String(time)}`);
+  wasm.sf_not_a_time();
+  throw failure();
 }
 
 function layoutOf(layout) {
@@ -281,7 +291,7 @@ export function parseLayout(spec, { epoch, tickMs } = {}) {
   const parts = [String(spec)];
   if (epoch !== undefined) {
     given |= EPOCH_GIVEN;
-    parts.push(msText(epoch));
+    parts.push(msText('epoch', epoch));
   }
   if (tickMs !== undefined) {
     given |= TICK_GIVEN;

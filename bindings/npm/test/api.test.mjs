@@ -61,6 +61,11 @@ test('a layout as the command reads it: a preset, a spec, an epoch as ms, an RFC
   const tick = thrown(() => sf.parseLayout('twitter', { tickMs: 'x' }));
   assert.equal(tick.field, 'tick_ms');
   assert.equal(tick.message, 'tick_ms x is not allowed; a tick is a whole number of milliseconds, at least 1');
+  for (const notATime of [2 ** 60, new Date(NaN), ['0']]) {
+    assert.equal(thrown(() => sf.parseLayout('twitter', { epoch: notATime })).field, 'epoch', String(notATime));
+  }
+  assert.equal(thrown(() => sf.formatTime(2 ** 62)).field, 'timestamp');
+  assert.equal(thrown(() => sf.readings(1n, { now: 2 ** 60 })).field, 'now');
   const epoch = thrown(() => sf.parseLayout('twitter', { epoch: 'yesterday' }));
   assert.equal(epoch.field, 'epoch');
   assert.match(epoch.message, /^epoch "yesterday" is not a time/);
@@ -89,6 +94,10 @@ test('compose: fields as Numbers, BigInts or text, the time as ms, a BigInt, dig
     [{ timestamp: 'soon' }, 'timestamp', null],
     [{ timestamp: '2023-02-29T00:00:00Z' }, 'timestamp', 'timestamp "2023-02-29T00:00:00Z" is not a time; give Unix milliseconds or an RFC 3339 date such as 2024-01-31T12:00:00Z'],
     [{ timestamp: '99999999999999999999' }, 'timestamp', null],
+    // No text to read: a Number past 2^53 (its digits name another time), an array.
+    [{ timestamp: 2 ** 60 }, 'timestamp', 'timestamp "1152921504606847000" is not a time; give Unix milliseconds or an RFC 3339 date such as 2024-01-31T12:00:00Z'],
+    [{ timestamp: 1.5 }, 'timestamp', null],
+    [{ timestamp: ['2024-01-31T12:00:00Z'] }, 'timestamp', null],
     [{ timestamp: new Date(NaN) }, 'timestamp', null],
   ];
   for (const [parts, field, message] of bad) {

@@ -4,8 +4,7 @@
 
 // The doc comments of `args` are clap's help text, written for a terminal:
 // an example origin is not a link there, nor `<prefix>` a tag.
-#![allow(rustdoc::bare_urls, rustdoc::invalid_html_tags)]
-
+#[allow(rustdoc::bare_urls, rustdoc::invalid_html_tags)]
 mod args;
 mod audit;
 #[cfg(feature = "cluster")]

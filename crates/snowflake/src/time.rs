@@ -1,6 +1,7 @@
 use core::fmt;
 
 use crate::digits;
+use crate::error::Error;
 
 /// Milliseconds since the Unix epoch, displayed as an RFC 3339 UTC date with
 /// milliseconds, e.g. `2010-11-04T01:42:55.657Z`.
@@ -109,6 +110,28 @@ impl UnixMillis {
 }
 
 impl UnixMillis {
+    /// Reads a time as every front end takes one, `field` naming it in the
+    /// error: Unix milliseconds, or an RFC 3339 date
+    /// ([`UnixMillis::parse_rfc3339`]), white space around either ignored.
+    ///
+    /// ```
+    /// use snowflake::UnixMillis;
+    ///
+    /// assert_eq!(UnixMillis::parse("from", " 1288834975657 ")?, UnixMillis(1288834975657));
+    /// assert_eq!(UnixMillis::parse("from", "2010-11-04T01:42:55.657Z")?, UnixMillis(1288834975657));
+    /// let err = UnixMillis::parse("from", "yesterday").unwrap_err();
+    /// assert_eq!(err.field(), Some("from"));
+    /// # Ok::<(), snowflake::Error>(())
+    /// ```
+    pub fn parse(field: &'static str, text: &str) -> Result<UnixMillis, Error> {
+        let text = text.trim();
+        text.parse::<i64>()
+            .ok()
+            .map(UnixMillis)
+            .or_else(|| UnixMillis::parse_rfc3339(text))
+            .ok_or_else(|| Error::invalid_time(field, text))
+    }
+
     /// Reads a date as RFC 3339 writes one: `2010-11-04T01:42:55.657Z`, with
     /// `T`, `t` or a space between the date and the time, up to nine digits
     /// of a second's fraction (cut to whole milliseconds toward zero, as

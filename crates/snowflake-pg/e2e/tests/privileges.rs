@@ -147,12 +147,15 @@ fn a_stranger_cannot_queue_a_lock_on_the_mark_and_freeze_next_id() {
 
 /// A superuser's transaction that holds the mark (an `ALTER SEQUENCE` not
 /// yet committed) holds up the first next_id() after a start, which waits
-/// for the mark inside the writer's turn, and every call behind it, which
-/// waits for the writer. Each waiting call can be cancelled: it ends with
-/// PostgreSQL's own error and nothing else, leaves no turn taken, and once
-/// the transaction ends the held-up call issues and so does the next.
+/// for the mark's lock inside the writer's turn, and every call behind it,
+/// which waits for that turn. Every such call can be cancelled and ends
+/// with PostgreSQL's own error and nothing else: one behind the writer, and
+/// the writer itself, whose turn goes to the next caller (seen waiting on
+/// the lock, not on the turn) while the cancelled session lives on. Once
+/// the transaction ends, the held-up call issues and so does the next.
 #[test]
 fn calls_waiting_behind_a_held_mark_can_be_cancelled_and_the_generator_goes_on() {
+    const CANCELLED: &str = "ERROR:  canceling statement due to user request";
     let server = Server::new(&[NODE]);
     server.stop();
     server.start().expect("the server starts again");
@@ -167,32 +170,64 @@ fn calls_waiting_behind_a_held_mark_can_be_cancelled_and_the_generator_goes_on()
          WHERE a.application_name = 'holder' AND l.granted AND l.mode = 'ShareRowExclusiveLock' \
          AND l.relation = 'snowflake_internal.mark'::regclass)",
     );
-    let first = server.client(
-        "postgres",
-        "SET application_name = 'first'; SELECT snowflake.next_id();".to_owned(),
-    );
-    server.wait_for(
-        "EXISTS (SELECT FROM pg_stat_activity \
-         WHERE application_name = 'first' AND wait_event_type = 'Lock')",
-    );
-    for _ in 0..2 {
-        let err = server.sql_err("SET statement_timeout = '300ms'; SELECT snowflake.next_id()");
-        assert_eq!(
-            err, "ERROR:  canceling statement due to statement timeout",
-            "a call waiting for the writer"
+    // A caller of next_id(), seen waiting on the mark's lock; its session
+    // lives on after a cancel, asleep, so that a turn it kept would show.
+    let writer = |name: &str| {
+        let client = server.client(
+            "postgres",
+            format!(
+                "\\set ON_ERROR_STOP off\nSET application_name = '{name}';\n\
+                 SELECT snowflake.next_id();\nSELECT pg_sleep(120);\n"
+            ),
         );
-    }
-    server.sql(
-        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'",
+        server.wait_for(&format!(
+            "EXISTS (SELECT FROM pg_stat_activity \
+             WHERE application_name = '{name}' AND wait_event_type = 'Lock')"
+        ));
+        client
+    };
+    let cancel = |name: &str| {
+        server.sql(&format!(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = '{name}'"
+        ));
+    };
+    let asleep = |name: &str| {
+        server.wait_for(&format!(
+            "EXISTS (SELECT FROM pg_stat_activity \
+             WHERE application_name = '{name}' AND query LIKE 'SELECT pg_sleep%')"
+        ));
+    };
+    let first = writer("first");
+    let err = server.sql_err("SET statement_timeout = '300ms'; SELECT snowflake.next_id()");
+    assert_eq!(
+        err, "ERROR:  canceling statement due to statement timeout",
+        "a call waiting for the writer's turn"
     );
+    cancel("first");
+    asleep("first");
+    // The writer's turn is free again: the next caller waits on the lock.
+    let second = writer("second");
+    cancel("holder");
     let holder = holder.finish();
-    assert!(!holder.ok, "the holder was to be cancelled: {holder:?}");
-    let first = first.finish();
-    assert!(first.ok, "{}", first.stderr);
-    let held_up = first
+    assert_eq!(
+        (holder.ok, holder.stderr.trim()),
+        (false, CANCELLED),
+        "the holder"
+    );
+    asleep("second");
+    cancel("second");
+    cancel("first");
+    let (first, second) = (first.finish(), second.finish());
+    assert_eq!(
+        first.stderr.trim(),
+        format!("{CANCELLED}\n{CANCELLED}"),
+        "the writer, then its sleep"
+    );
+    assert_eq!(second.stderr.trim(), CANCELLED, "only the sleep");
+    let held_up = second
         .lines
         .iter()
         .find_map(|line| line.trim().parse::<u64>().ok());
-    let held_up = held_up.unwrap_or_else(|| panic!("no ID in {:?}", first.lines));
+    let held_up = held_up.unwrap_or_else(|| panic!("no ID in {:?}", second.lines));
     assert!(server.next_id() > held_up);
 }

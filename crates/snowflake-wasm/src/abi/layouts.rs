@@ -1,10 +1,9 @@
 //! Layouts: read as the command reads them, kept by handle, asked about
 //! one field or one time.
 
-use snowflake::Layout;
+use snowflake::{Layout, UnixMillis};
 
 use super::tables::Described;
-use super::text::read_time;
 use super::{SEP, with_layout};
 use crate::registry::LAYOUTS;
 use crate::reply;
@@ -49,8 +48,9 @@ pub extern "C" fn sf_layout_new(given: i32) -> i32 {
 }
 
 /// As `snowflake_io::resolve_layout`, which the command and the API call,
-/// with the epoch read by [`read_time`]. The words of each error are the
-/// same.
+/// with the epoch read by [`UnixMillis::parse`] alone: `jiff`, which reads
+/// what else Temporal allows there, would outweigh this module with its
+/// time zone database. The words of each error are the same.
 fn resolve_layout(
     spec: &str,
     epoch: Option<&str>,
@@ -58,7 +58,7 @@ fn resolve_layout(
 ) -> Result<Layout, snowflake::Error> {
     let mut layout = Layout::parse(spec)?;
     if let Some(epoch) = epoch {
-        layout = layout.with_epoch_ms(read_time("epoch", epoch)?)?;
+        layout = layout.with_epoch_ms(UnixMillis::parse("epoch", epoch)?.0)?;
     }
     if let Some(tick) = tick {
         let ms = tick.trim().parse::<u64>().map_err(|_| {

@@ -54,28 +54,28 @@ pub extern "C" fn sf_time(ms: i64) -> i32 {
 }
 
 /// A time from its text, `field\0text`: Unix milliseconds, or an RFC 3339
-/// date as the core reads one, into the first number; else the core's error
-/// naming the field.
+/// date, as [`UnixMillis::parse`] reads them for every front end, into the
+/// first number; else the core's error naming the field. The glue reads
+/// the number back as signed.
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_read_time() -> i32 {
     let read = reply::with_input(|input| {
         let (field, text) = input.split_once(SEP).unwrap_or(("timestamp", input));
-        read_time(time_field(field), text)
+        UnixMillis::parse(time_field(field), text)
     });
-    // The glue reads the number back as signed.
-    reply::number_or_error(read.map(|ms| ms as u64))
+    reply::number_or_error(read.map(|ms| ms.0 as u64))
 }
 
-/// As `snowflake_io::parse_time`, which the command and the API call, but
-/// without `jiff`, whose time zone database would outweigh this module: it
-/// reads what else Temporal allows beyond RFC 3339, which a script can write
-/// as RFC 3339 or a `Date`.
-pub(crate) fn read_time(field: &'static str, text: &str) -> Result<i64, snowflake::Error> {
-    let text = text.trim();
-    text.parse::<i64>()
-        .ok()
-        .or_else(|| UnixMillis::parse_rfc3339(text).map(|ms| ms.0))
-        .ok_or_else(|| snowflake::Error::invalid_time(field, text))
+/// The core's error for a value that is no time and no text to read one
+/// from (a Number past 2^53, an invalid `Date`): the input is `field\0what
+/// it shows as`. Always fails, leaving the error in the output.
+#[unsafe(no_mangle)]
+pub extern "C" fn sf_not_a_time() -> i32 {
+    let err = reply::with_input(|input| {
+        let (field, text) = input.split_once(SEP).unwrap_or(("timestamp", input));
+        snowflake::Error::invalid_time(time_field(field), text)
+    });
+    reply::core_error(&err)
 }
 
 /// The core's errors name a time's field with a `&'static str`.
