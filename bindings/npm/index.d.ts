@@ -166,6 +166,8 @@ export function bounds(from: TimeInput, to: TimeInput, layout?: LayoutInput): Bo
 export function toText(id: IdInput, form?: TextFormName): string;
 export function fromText(text: string, form?: TextFormName | 'auto'): bigint;
 export function formatTime(ms: TimeInput): string;
+/** A time from its text as the command reads `--timestamp`: Unix ms or an RFC 3339 date; Unix ms. */
+export function parseTime(text: string, field?: string): bigint;
 export function parseValue(layout: LayoutInput, field: string, text: string): bigint;
 export function timeUnits(layout: LayoutInput, timestamp: TimeInput): bigint;
 export function limits(): Limits;

@@ -37,6 +37,7 @@ export {
   limits,
   mask,
   parseLayout,
+  parseTime,
   parseValue,
   readings,
   timeUnits,

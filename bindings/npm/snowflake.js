@@ -536,6 +536,18 @@ export function compose({ timestamp, fields = {} } = {}, layout = 'twitter') {
   return nums[0];
 }
 
+/**
+ * A time from its text as the command reads `--timestamp`: Unix
+ * milliseconds, or an RFC 3339 date (`2024-01-31T12:00:00+01:00`, the
+ * fraction cut to whole milliseconds); Unix ms as a BigInt. `field` names
+ * the time in the error for any other text.
+ */
+export function parseTime(text, field = 'timestamp') {
+  ready();
+  if (typeof text !== 'string') notATime(field, text);
+  return msOf(field, text);
+}
+
 /** A field's value from its text, by the layout's one field-value parser: a BigInt. */
 export function parseValue(layout, name, text) {
   ready();

@@ -72,6 +72,17 @@ test('a layout as the command reads it: a preset, a spec, an epoch as ms, an RFC
   assert.match(thrown(() => sf.parseLayout('flickr')).message, /^unknown layout "flickr"; use a preset \(twitter, discord/);
 });
 
+test('parseTime reads a time as the command reads --timestamp', () => {
+  assert.equal(sf.parseTime('2010-11-04T02:42:55.657999+01:00'), 1288834975657n);
+  assert.equal(sf.parseTime(' 1288834975657 '), 1288834975657n);
+  assert.equal(sf.parseTime('2016-12-31T23:59:60Z'), 1483228799000n);
+  assert.equal(sf.parseTime('0050-01-01T00:00:00Z'), -60589296000000n);
+  const error = thrown(() => sf.parseTime('tomorrow', 'from'));
+  assert.equal(error.field, 'from');
+  assert.match(error.message, /^from "tomorrow" is not a time/);
+  assert.equal(thrown(() => sf.parseTime(1288834975657)).field, 'timestamp');
+});
+
 test('compose: fields as Numbers, BigInts or text, the time as ms, a BigInt, digits, an RFC 3339 date or a Date, now when left out', () => {
   const want = 4194439168n;
   const fields = { datacenter: 1, machine: 1, sequence: 0 };

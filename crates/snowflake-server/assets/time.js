@@ -1,7 +1,7 @@
 // Times as people type and read them: in a time zone, in Unix milliseconds
 // or seconds, relative to now. A JavaScript Date covers ±8.64e15 ms; beyond
 // it a time is shown as the core writes it in UTC, over the whole i64.
-import { formatTime } from './snowflake.js';
+import { formatTime, parseTime as readTime } from './snowflake.js';
 
 const DATE_LIMIT = 8640000000000000n; // what a JavaScript Date can hold, in ms
 
@@ -87,12 +87,14 @@ export function floorSeconds(ms) {
   return ms < 0n && ms % 1000n !== 0n ? s - 1n : s;
 }
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
  * A time typed by a person, as Unix-ms BigInt: a whole number (or decimal
- * seconds) in `unit`, or a date, read in `timeZone` unless it names its own
- * offset. Null when it is neither.
+ * seconds) in `unit`; an RFC 3339 date, read by the core as the command
+ * and the API read it; or a shorter date (no seconds, `+0100`, no offset),
+ * read in `timeZone` unless it names its own offset, by the same rules.
+ * Null when it is none of these.
  */
 export function parseTime(text, unit, timeZone) {
   if (/^-?\d+$/.test(text)) return unit === 's' ? BigInt(text) * 1000n : BigInt(text);
@@ -101,10 +103,18 @@ export function parseTime(text, unit, timeZone) {
     const ms = BigInt(whole.replace('-', '')) * 1000n + BigInt(frac.padEnd(3, '0'));
     return text.startsWith('-') ? -ms : ms;
   }
+  // Any other number is none: the core would read it in milliseconds.
+  if (/^\s*[+-]?\d+\s*$/.test(text)) return null;
+  try {
+    return readTime(text);
+  } catch {
+    // Not RFC 3339: perhaps a shorter date a person typed.
+  }
   const m = DATE_RE.exec(text);
   if (!m) return null;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', offset] = m;
-  const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.padEnd(3, '0')));
+  // As the core reads them: a leap second is :59, a fraction is cut to ms.
+  const wall = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Math.min(Number(s), 59), Number(frac.slice(0, 3).padEnd(3, '0')));
   const check = new Date(wall);
   if (Number.isNaN(wall) || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1) return null;
   if (offset) {
@@ -119,4 +129,13 @@ export function parseTime(text, unit, timeZone) {
   let guess = wall - zoneOffset(wall, timeZone);
   guess = wall - zoneOffset(guess, timeZone);
   return BigInt(guess);
+}
+
+// Unix ms of a UTC wall time; unlike Date.UTC, years 0 to 99 are those
+// years, not 1900 to 1999.
+function utc(year, month, day, hour, minute, second, ms) {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day);
+  date.setUTCHours(hour, minute, second, ms);
+  return date.getTime();
 }

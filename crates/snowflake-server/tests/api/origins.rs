@@ -125,13 +125,18 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         .with_loopback_hosts_only(true)
         .with_allowed_hosts(vec!["snowflake.internal".into()]);
     let router = app(standalone(), &loopback);
-    let refused = [
+    for host in [
         "evil.example",
         "evil.example:8080",
         "127.0.0.1.evil.example:80",
         "10.1.2.3",
-    ];
-    let answered = [
+    ] {
+        let (status, body) = get_under(&router, "/healthz", &[host]).await;
+        assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{host}: {body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["status"], 421, "{body}");
+    }
+    for host in [
         "localhost",
         "localhost:8080",
         "127.0.0.1:8080",
@@ -140,19 +145,9 @@ async fn a_loopback_service_answers_only_to_loopback_names() {
         "[::1]",
         "snowflake.internal:8080",
         "SNOWFLAKE.internal",
-    ];
-    for (hosts, expected) in [
-        (&refused[..], StatusCode::MISDIRECTED_REQUEST),
-        (&answered[..], StatusCode::OK),
     ] {
-        for host in hosts {
-            let (status, body) = get_under(&router, "/healthz", &[host]).await;
-            assert_eq!(status, expected, "{host}: {body}");
-            if status == StatusCode::MISDIRECTED_REQUEST {
-                let v: Value = serde_json::from_str(&body).unwrap();
-                assert_eq!(v["status"], 421, "{body}");
-            }
-        }
+        let (status, body) = get_under(&router, "/healthz", &[host]).await;
+        assert_eq!(status, StatusCode::OK, "{host}: {body}");
     }
     // Without the check (a service on a public address) any name will do.
     let router = app(standalone(), &config());

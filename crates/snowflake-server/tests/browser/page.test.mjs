@@ -332,6 +332,29 @@ test('date → ID range: the first and last ID of a window, in the chosen zone',
   assertNoErrors();
 });
 
+test('times: RFC 3339 as the command reads it, and the shorter dates a person types', TEST, async (t) => {
+  const { page, assertNoErrors } = await open(t);
+  // RFC 3339 is the core's: a leap second is :59, a fraction is cut to ms, any offset.
+  for (const [typed, shown] of [
+    ['2016-12-31T23:59:60Z', '2016-12-31T23:59:59.000Z'],
+    ['2024-02-29T12:00:00.123456789+01:00', '2024-02-29T11:00:00.123Z'],
+    ['2024-02-29 12:00:00.5-00:30', '2024-02-29T12:30:00.500Z'],
+    // Shorter, the page's own: no seconds, an offset without its colon.
+    ['2024-02-29T12:00+0100', '2024-02-29T11:00:00.000Z'],
+  ]) {
+    await page.getByLabel('Timestamp (ms)').fill(typed);
+    await waitText(page, '#result-time', shown);
+  }
+  // Years 0 to 99 are those years, in a date without an offset too.
+  await page.getByLabel('Layout', { exact: true }).selectOption('custom');
+  await page.getByLabel('Fields, most significant first').fill('time:44,sequence:19');
+  for (const epoch of ['0050-01-01T00:00:00Z', '0050-01-01']) {
+    await page.getByLabel('Epoch', { exact: true }).fill(epoch);
+    await waitText(page, '#layout-info', /Epoch 0050-01-01T00:00:00.000Z/);
+  }
+  assertNoErrors();
+});
+
 test('a custom layout with epoch and tick composes, and its share link restores it', TEST, async (t) => {
   const { page, context, assertNoErrors } = await open(t);
   await page.getByLabel('Layout', { exact: true }).selectOption('custom');
