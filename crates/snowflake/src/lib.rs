@@ -70,6 +70,7 @@ mod layout;
 mod lifetime;
 #[cfg(all(test, loom))]
 mod loom_tests;
+mod parse_time;
 mod presets;
 mod readings;
 #[cfg(feature = "std")]
