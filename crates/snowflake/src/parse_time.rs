@@ -1,6 +1,13 @@
 //! A time read from text, as every front end takes one: Unix milliseconds
-//! or an RFC 3339 date. Beside `time.rs`, which writes dates, because the
-//! reader's errors are the core's and the error messages write dates.
+//! or an RFC 3339 date.
+//!
+//! Written here by hand, not taken from `jiff` as the command once did: the
+//! core has no dependencies, and the WebAssembly module cannot carry jiff's
+//! time zone database, yet every front end must read a date alike. The
+//! grammar is RFC 3339's and small; a proptest in `snowflake-io` and the
+//! fuzz target `parse_time` hold this reader to jiff's on every date both
+//! read. It sits beside `time.rs`, not in it, because its errors are the
+//! core's and the core's error messages write dates with `time.rs`.
 
 use crate::error::Error;
 use crate::time::{MS_PER_DAY, UnixMillis, days_from_civil};
