@@ -546,7 +546,6 @@ impl fmt::Display for Error {
     }
 }
 
-/// `a, b or c`.
 /// How much of a value a message shows: values longer than this are cut,
 /// so that a megabyte pasted by mistake is not written back whole into a
 /// log, a terminal or a response ([`Error::value`] keeps it whole).
@@ -585,6 +584,7 @@ impl fmt::Display for Elided<'_> {
     }
 }
 
+/// `a, b or c`.
 fn write_or_list<'a>(
     f: &mut fmt::Formatter<'_>,
     items: impl ExactSizeIterator<Item = &'a str>,

@@ -9,6 +9,8 @@
 //! read. It sits beside `time.rs`, not in it, because its errors are the
 //! core's and the core's error messages write dates with `time.rs`.
 
+use core::ops::RangeInclusive;
+
 use crate::error::Error;
 use crate::time::{MS_PER_DAY, UnixMillis, days_from_civil};
 
@@ -88,7 +90,7 @@ impl UnixMillis {
 /// What is left of a date being read.
 struct Reader<'a>(&'a [u8]);
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     /// The year: four digits, or ISO 8601's expanded form as the writer
     /// writes it, a sign and six digits, more only without a leading zero
     /// (and not so many that the calendar's arithmetic could overflow);
@@ -100,29 +102,30 @@ impl Reader<'_> {
             _ => return self.number(4, 0, 9999).map(i64::from),
         };
         self.0 = &self.0[1..];
-        let width = self.0.iter().take_while(|b| b.is_ascii_digit()).count();
-        let padded = width > 6 && self.0[0] == b'0';
-        let negative_zero = sign < 0 && self.0[..width].iter().all(|&d| d == b'0');
-        if !(6..=10).contains(&width) || padded || negative_zero {
+        let digits = self.digits(6..=10)?;
+        let padded = digits.len() > 6 && digits[0] == b'0';
+        let year = value(digits) as i64;
+        if padded || (sign < 0 && year == 0) {
             return None;
         }
-        let (digits, rest) = self.0.split_at(width);
-        self.0 = rest;
-        let year = digits
-            .iter()
-            .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
         Some(sign * year)
     }
 
     /// `width` digits, read as a number from `min` to `max`.
     fn number(&mut self, width: usize, min: u32, max: u32) -> Option<u32> {
-        let digits = self.0.get(..width)?;
-        if !digits.iter().all(u8::is_ascii_digit) {
+        let n = value(self.digits(width..=width)?) as u32;
+        (min..=max).contains(&n).then_some(n)
+    }
+
+    /// The digits in front, taken if there are as many as `widths` allows.
+    fn digits(&mut self, widths: RangeInclusive<usize>) -> Option<&'a [u8]> {
+        let width = self.0.iter().take_while(|b| b.is_ascii_digit()).count();
+        if !widths.contains(&width) {
             return None;
         }
-        self.0 = &self.0[width..];
-        let n = digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
-        (min..=max).contains(&n).then_some(n)
+        let (digits, rest) = self.0.split_at(width);
+        self.0 = rest;
+        Some(digits)
     }
 
     /// `read` after the separator `sep`.
@@ -146,14 +149,9 @@ impl Reader<'_> {
         let Some(rest) = self.0.strip_prefix(b".") else {
             return Some(0);
         };
-        let width = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if !(1..=9).contains(&width) {
-            return None;
-        }
-        let (digits, rest) = rest.split_at(width);
         self.0 = rest;
-        let n = digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
-        Some(n * 10u32.pow((9 - width) as u32))
+        let digits = self.digits(1..=9)?;
+        Some(value(digits) as u32 * 10u32.pow(9 - digits.len() as u32))
     }
 
     /// The offset from UTC in seconds: `Z`, `z`, or `+HH:MM` / `-HH:MM`.
@@ -167,6 +165,11 @@ impl Reader<'_> {
         let minutes = self.after(b":", |r| r.number(2, 0, 59))?;
         Some(sign * i64::from(hours * 3600 + minutes * 60))
     }
+}
+
+/// ASCII digits as a number: at most ten of them, which a u64 holds.
+fn value(digits: &[u8]) -> u64 {
+    digits.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0'))
 }
 
 /// Days in `month` of `year`, in the proleptic Gregorian calendar.
