@@ -60,8 +60,8 @@ pub extern "C" fn sf_time(ms: i64) -> i32 {
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_read_time() -> i32 {
     let read = reply::with_input(|input| {
-        let (field, text) = input.split_once(SEP).unwrap_or(("timestamp", input));
-        UnixMillis::parse(time_field(field), text)
+        let (field, text) = named_time(input);
+        UnixMillis::parse(field, text)
     });
     reply::number_or_error(read.map(|ms| ms.0 as u64))
 }
@@ -72,16 +72,20 @@ pub extern "C" fn sf_read_time() -> i32 {
 #[unsafe(no_mangle)]
 pub extern "C" fn sf_not_a_time() -> i32 {
     let err = reply::with_input(|input| {
-        let (field, text) = input.split_once(SEP).unwrap_or(("timestamp", input));
-        snowflake::Error::invalid_time(time_field(field), text)
+        let (field, text) = named_time(input);
+        snowflake::Error::invalid_time(field, text)
     });
     reply::core_error(&err)
 }
 
-/// The core's errors name a time's field with a `&'static str`.
-fn time_field(field: &str) -> &'static str {
-    ["timestamp", "epoch", "from", "to", "now"]
+/// The input `field\0text` of a time: the field as the core's errors name
+/// it, with a `&'static str` (`timestamp` for one it does not know), and
+/// the text.
+fn named_time(input: &str) -> (&'static str, &str) {
+    let (field, text) = input.split_once(SEP).unwrap_or(("timestamp", input));
+    let field = ["timestamp", "epoch", "from", "to", "now"]
         .into_iter()
         .find(|known| *known == field)
-        .unwrap_or("timestamp")
+        .unwrap_or("timestamp");
+    (field, text)
 }
